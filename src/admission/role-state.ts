@@ -1,0 +1,112 @@
+import type { NormalizedEndpoint, NormalizedRole } from '../config/normalize.js';
+import type { ExecutorTarget } from '../http/executor.js';
+import { MAX_PROVIDER_DELAY_MS } from '../retry/retry-after.js';
+import { TokenBucket } from './token-bucket.js';
+
+export type Availability = 'available' | 'degraded' | 'rate-limited';
+
+
+/**
+ * `max(pause, min(providerDelay, 60 000))` — DESIGN §4.1. The cap means a buggy
+ * `Retry-After: 86400` cannot bench an endpoint for a day.
+ */
+export function rateLimitCooldownMs(pauseAfterRateLimitMs: number, providerDelayMs: number | undefined): number {
+  const provider = providerDelayMs === undefined || !(providerDelayMs > 0) ? 0 : Math.min(providerDelayMs, MAX_PROVIDER_DELAY_MS);
+  return Math.max(pauseAfterRateLimitMs, provider);
+}
+
+/**
+ * The runtime state of one role: its bucket, permits, rate-limit cooldown, availability
+ * and counters. Admission checks run in the order cooldown → permit → token, so a role
+ * blocked on one never spends another.
+ */
+export class RoleState {
+  readonly endpoint: NormalizedEndpoint;
+  readonly settings: NormalizedRole;
+  readonly bucket: TokenBucket | undefined;
+  /** Internal: where attempts go (contains the URL; never exposed). */
+  readonly target: ExecutorTarget;
+  inFlight = 0;
+  cooldownUntilMs = 0;
+  availability: Availability = 'available';
+  successes = 0;
+  failures = 0;
+  rateLimits = 0;
+  /** Reputation band rank (0 best … 3 worst) cached from the tracker; 0 when reputation is off. */
+  band = 0;
+  /** Instant until which reputation or the host breaker bench this role (0 = not benched). */
+  benchedUntilMs = 0;
+
+  constructor(endpoint: NormalizedEndpoint, settings: NormalizedRole, nowMs: number) {
+    this.endpoint = endpoint;
+    this.settings = settings;
+    this.target = {
+      endpointId: endpoint.id,
+      url: endpoint.url,
+      headers: endpoint.headers,
+      maxConnections: settings.maxConcurrentRequests,
+    };
+    this.bucket =
+      settings.requestsPerSecond === undefined || settings.burstCapacity === undefined
+        ? undefined
+        : new TokenBucket(settings.requestsPerSecond, settings.burstCapacity, nowMs);
+  }
+
+  get endpointId(): string {
+    return this.endpoint.id;
+  }
+
+  /** Ends a finished rate-limit cooldown (RateLimited → Degraded); returns true when it just ended. */
+  settleCooldown(nowMs: number): boolean {
+    if (this.availability === 'rate-limited' && nowMs >= this.cooldownUntilMs) {
+      this.availability = 'degraded';
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Takes a permit and a token when the role can admit at `nowMs`. Returns 0 on success,
+   * otherwise the instant at which admission could next succeed (`Infinity` when only a
+   * permit release can unblock it).
+   */
+  tryAdmit(nowMs: number): number {
+    if (nowMs < this.cooldownUntilMs) return this.cooldownUntilMs;
+    const max = this.settings.maxConcurrentRequests;
+    if (max !== undefined && this.inFlight >= max) return Number.POSITIVE_INFINITY;
+    if (this.bucket !== undefined && !this.bucket.tryTake(nowMs)) return nowMs + this.bucket.waitMs(nowMs);
+    this.inFlight++;
+    return 0;
+  }
+
+  release(): void {
+    this.inFlight--;
+  }
+
+  recordSuccess(): void {
+    this.successes++;
+    if (this.availability === 'degraded') this.availability = 'available';
+  }
+
+  recordFailure(): void {
+    this.failures++;
+    if (this.availability === 'available') this.availability = 'degraded';
+  }
+
+  /** Counts a rate limit and starts (or lengthens) the cooldown; returns its length in ms. */
+  recordRateLimited(nowMs: number, providerDelayMs: number | undefined): number {
+    this.rateLimits++;
+    return this.startCooldown(nowMs, providerDelayMs);
+  }
+
+  /**
+   * Pauses the role (RateLimited) for `max(pause, min(providerDelayMs, 60 s))`; also used
+   * when a server asks for a pause without a 429 (503 with `Retry-After`). Returns the length in ms.
+   */
+  startCooldown(nowMs: number, providerDelayMs: number | undefined): number {
+    const cooldownMs = rateLimitCooldownMs(this.settings.pauseAfterRateLimitMs, providerDelayMs);
+    this.cooldownUntilMs = Math.max(this.cooldownUntilMs, nowMs + cooldownMs);
+    this.availability = 'rate-limited';
+    return cooldownMs;
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * A continuous-refill token bucket. Pure arithmetic over a caller-supplied `nowMs`, so it
+ * never blocks and never reads a clock: a failed take reports how long until the next
+ * whole token instead.
+ */
+// Tolerance for float drift: a waiter woken at the computed refill instant must get its token.
+const EPSILON = 1e-9;
+
+export class TokenBucket {
+  readonly capacity: number;
+  readonly tokensPerMs: number;
+  private tokens: number;
+  private updatedAtMs: number;
+
+  /**
+   * @param requestsPerSecond refill rate (> 0)
+   * @param capacity burst capacity (≥ 1); the bucket starts full
+   * @param nowMs creation instant (monotonic ms)
+   */
+  constructor(requestsPerSecond: number, capacity: number, nowMs: number) {
+    this.capacity = capacity;
+    this.tokensPerMs = requestsPerSecond / 1000;
+    this.tokens = capacity;
+    this.updatedAtMs = nowMs;
+  }
+
+  private refill(nowMs: number): void {
+    if (nowMs > this.updatedAtMs) {
+      this.tokens = Math.min(this.capacity, this.tokens + (nowMs - this.updatedAtMs) * this.tokensPerMs);
+      this.updatedAtMs = nowMs;
+    }
+  }
+
+  /** Whole or fractional tokens available at `nowMs`. */
+  available(nowMs: number): number {
+    this.refill(nowMs);
+    return this.tokens;
+  }
+
+  /** Milliseconds until one token is available at `nowMs` (0 when one is there now). */
+  waitMs(nowMs: number): number {
+    this.refill(nowMs);
+    return this.tokens >= 1 - EPSILON ? 0 : (1 - this.tokens) / this.tokensPerMs;
+  }
+
+  /** Takes one token if available; returns true on success. */
+  tryTake(nowMs: number): boolean {
+    this.refill(nowMs);
+    if (this.tokens < 1 - EPSILON) return false;
+    this.tokens = Math.max(0, this.tokens - 1);
+    return true;
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Time and randomness, injected everywhere. This is the only module that touches the
+ * real timers, `performance.now()`, `Date.now()` and `Math.random()`; tests pass
+ * `createFakeClock()` from `sturdy-rpc/testing` and a seeded {@link Random}.
+ */
+
+/** A scheduled callback; `cancel()` is idempotent. */
+export interface TimerHandle {
+  cancel(): void;
+}
+
+export interface Clock {
+  /** Monotonic milliseconds (fractional allowed). Only differences are meaningful. */
+  now(): number;
+  /** Wall-clock milliseconds since the epoch, used only to read HTTP-dates (`Retry-After`). */
+  wallNow(): number;
+  /** Runs `callback` once after `delayMs` (clamped to ≥ 0). */
+  setTimer(callback: () => void, delayMs: number): TimerHandle;
+}
+
+/** Uniform in [0, 1). */
+export type Random = () => number;
+
+const noopHandle: TimerHandle = { cancel() {} };
+
+export const systemClock: Clock = {
+  now: () => performance.now(),
+  wallNow: () => Date.now(),
+  setTimer(callback, delayMs) {
+    const timer = setTimeout(callback, Math.max(0, delayMs));
+    // A pending wake-up must never keep a process alive on its own.
+    timer.unref?.();
+    let done = false;
+    return {
+      cancel() {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+      },
+    };
+  },
+};
+
+export const systemRandom: Random = () => Math.random();
+
+/**
+ * A small, fast seeded generator (mulberry32) for reproducible runs (`--seed`, tests).
+ */
+export function createSeededRandom(seed: number): Random {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Resolves after `delayMs` on `clock`, or rejects with the signal's reason when aborted. */
+export function sleep(clock: Clock, delayMs: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    let timer: TimerHandle = noopHandle;
+    const onAbort = () => {
+      timer.cancel();
+      reject(signal?.reason);
+    };
+    timer = clock.setTimer(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, delayMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,126 @@
+import type { z } from 'zod';
+import { operatorOf } from '../concentration/operators.js';
+import { TransportError, type ConfigIssue } from '../errors/transport-error.js';
+import type { RequestKind } from '../retry/causes.js';
+import { poolConfigSchema } from './schema.js';
+import type { HttpTransportPoolOptions, RoleSettings } from './types.js';
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+export const DEFAULT_RATE_LIMIT_PAUSE_MS = 1_000;
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_RETRY = { maxRetries: 3, initialBackoffMs: 100, maxBackoffMs: 2_000 } as const;
+export const DEFAULT_MAX_OPERATOR_SHARE = 0.65;
+const DEFAULT_KINDS: readonly RequestKind[] = ['read', 'submit'];
+
+/** One endpoint serving one kind, with every setting resolved. */
+export interface NormalizedRole {
+  readonly endpointId: string;
+  readonly kind: RequestKind;
+  readonly tier: number;
+  readonly requestsPerSecond: number | undefined;
+  readonly burstCapacity: number | undefined;
+  readonly maxConcurrentRequests: number | undefined;
+  readonly requestTimeoutMs: number;
+  readonly pauseAfterRateLimitMs: number;
+}
+
+export interface NormalizedEndpoint {
+  readonly id: string;
+  readonly index: number;
+  /** Internal only: never in errors, events or snapshots. */
+  readonly url: string;
+  /** Internal only. */
+  readonly hostname: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly operator: string;
+  readonly roles: readonly NormalizedRole[];
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? String(part) : `.${String(part)}`;
+  }
+  return out === '' ? '(root)' : out;
+}
+
+function invalidConfig(issues: readonly ConfigIssue[]): TransportError<'INVALID_CONFIG'> {
+  const lines = issues.map((issue) => `${issue.path}: ${issue.message}`);
+  return new TransportError('INVALID_CONFIG', `Invalid pool configuration: ${lines.join('; ')}`, {
+    context: { issues },
+  });
+}
+
+function zodIssues(error: z.ZodError): ConfigIssue[] {
+  return error.issues.map((issue) => {
+    // Unrecognised keys are reported by name; values are never echoed (they may be secrets).
+    const keys = issue.code === 'unrecognized_keys' ? ` (${issue.keys.join(', ')})` : '';
+    const message = issue.code === 'unrecognized_keys' ? `unknown option${keys}` : issue.message;
+    return { path: formatPath(issue.path), message };
+  });
+}
+
+function resolveRole(endpointId: string, kind: RequestKind, base: RoleSettings, override: RoleSettings | undefined): NormalizedRole {
+  const pick = <K extends keyof RoleSettings>(key: K): RoleSettings[K] => override?.[key] ?? base[key];
+  const requestsPerSecond = pick('requestsPerSecond');
+  return {
+    endpointId,
+    kind,
+    tier: pick('tier') ?? 0,
+    requestsPerSecond,
+    // One second of RPS, but never below one token, so a 0.5 RPS role can still admit.
+    burstCapacity: requestsPerSecond === undefined ? undefined : (pick('burstCapacity') ?? Math.max(1, requestsPerSecond)),
+    maxConcurrentRequests: pick('maxConcurrentRequests'),
+    requestTimeoutMs: pick('requestTimeoutMs') ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    pauseAfterRateLimitMs: pick('pauseAfterRateLimitMs') ?? DEFAULT_RATE_LIMIT_PAUSE_MS,
+  };
+}
+
+/**
+ * Validates pool options and resolves every endpoint into roles. Throws `INVALID_CONFIG`
+ * naming each bad field's path (`endpoints[2].requestsPerSecond: must be > 0`) before
+ * anything is sent.
+ */
+export function normalizeEndpoints(options: HttpTransportPoolOptions): NormalizedEndpoint[] {
+  const parsed = poolConfigSchema.safeParse(options);
+  if (!parsed.success) throw invalidConfig(zodIssues(parsed.error));
+
+  const issues: ConfigIssue[] = [];
+  const retry = options.retry;
+  if (retry?.initialBackoffMs !== undefined && retry.maxBackoffMs !== undefined && retry.maxBackoffMs < retry.initialBackoffMs) {
+    issues.push({ path: 'retry.maxBackoffMs', message: 'must be >= retry.initialBackoffMs' });
+  }
+
+  const seen = new Map<string, number>();
+  const endpoints = options.endpoints.map((endpoint, index): NormalizedEndpoint => {
+    const operator = operatorOf(endpoint.url, endpoint.operator);
+    const id = endpoint.id ?? `${operator}-${index}`;
+    const previous = seen.get(id);
+    if (previous !== undefined) {
+      issues.push({ path: `endpoints[${index}].id`, message: `duplicate endpoint id '${id}' (also endpoints[${previous}])` });
+    }
+    seen.set(id, index);
+
+    const roleKinds = Object.keys(endpoint.roles ?? {});
+    const kinds = endpoint.kinds ?? [...new Set([...DEFAULT_KINDS, ...roleKinds])];
+    for (const kind of roleKinds) {
+      if (!kinds.includes(kind)) {
+        issues.push({ path: `endpoints[${index}].roles.${kind}`, message: `kind '${kind}' is not in endpoints[${index}].kinds` });
+      }
+    }
+    const roles = [...new Set(kinds)].map((kind) => resolveRole(id, kind, endpoint, endpoint.roles?.[kind]));
+    return {
+      id,
+      index,
+      url: endpoint.url,
+      hostname: new URL(endpoint.url).hostname,
+      headers: endpoint.headers ?? {},
+      operator,
+      roles,
+    };
+  });
+
+  if (issues.length > 0) throw invalidConfig(issues);
+  return endpoints;
+}

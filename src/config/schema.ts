@@ -1,0 +1,79 @@
+import { z } from 'zod';
+
+const positive = (what = 'must be > 0') => z.number({ error: 'must be a number' }).positive(what).finite('must be finite');
+const nonNegative = () => z.number({ error: 'must be a number' }).nonnegative('must be >= 0').finite('must be finite');
+const positiveInt = () => z.number({ error: 'must be a number' }).int('must be an integer').positive('must be > 0');
+
+/** Admission settings of one role (one endpoint serving one request kind). */
+export const roleSettingsSchema = z
+  .object({
+    tier: z.number().int('must be an integer').nonnegative('must be >= 0').optional(),
+    requestsPerSecond: positive().optional(),
+    burstCapacity: z.number().finite('must be finite').min(1, 'must be >= 1').optional(),
+    maxConcurrentRequests: positiveInt().optional(),
+    requestTimeoutMs: positive().optional(),
+    pauseAfterRateLimitMs: nonNegative().optional(),
+  })
+  .strict();
+
+const httpUrl = z.string({ error: 'must be a string' }).refine(
+  (value) => {
+    try {
+      const { protocol } = new URL(value);
+      return protocol === 'http:' || protocol === 'https:';
+    } catch {
+      return false;
+    }
+  },
+  // Never echo the value: URLs carry keys.
+  { message: 'must be an http(s) URL' },
+);
+
+const kindName = z.string().min(1, 'must not be empty');
+
+export const endpointSchema = roleSettingsSchema.extend({
+  id: z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters').optional(),
+  url: httpUrl,
+  headers: z.record(z.string(), z.string({ error: 'header values must be strings' })).optional(),
+  operator: z.string().min(1, 'must not be empty').optional(),
+  kinds: z.array(kindName).min(1, 'must not be empty').optional(),
+  roles: z.record(kindName, roleSettingsSchema).optional(),
+});
+
+export const retrySettingsSchema = z
+  .object({
+    maxRetries: z.number().int('must be an integer').min(0, 'must be >= 0').max(100, 'must be <= 100').optional(),
+    initialBackoffMs: nonNegative().optional(),
+    maxBackoffMs: nonNegative().optional(),
+  })
+  .strict();
+
+export const methodEntrySchema = z
+  .object({
+    kind: kindName,
+    retryClass: z.enum(['idempotent', 'never-after-dispatch', 'not-applicable'], {
+      error: "must be 'idempotent', 'never-after-dispatch' or 'not-applicable'",
+    }),
+  })
+  .strict();
+
+const objectWith = (keys: readonly string[], what: string) =>
+  z.custom<object>(
+    (value) => typeof value === 'object' && value !== null && keys.every((k) => typeof (value as Record<string, unknown>)[k] === 'function'),
+    { message: what },
+  );
+
+export const poolConfigSchema = z
+  .object({
+    endpoints: z.array(endpointSchema.strict(), { error: 'must be an array' }).min(1, 'must contain at least one endpoint'),
+    retry: retrySettingsSchema.optional(),
+    concentration: z.object({ maxOperatorShare: z.number().finite('must be finite').optional() }).strict().optional(),
+    reputation: z.union([z.literal(false), z.record(z.string(), z.unknown())]).optional(),
+    chain: z.enum(['solana', 'evm', 'generic'], { error: "must be 'solana', 'evm' or 'generic'" }).optional(),
+    methods: z.record(z.string().min(1), methodEntrySchema).optional(),
+    maxResponseBytes: positiveInt().optional(),
+    executor: objectWith(['execute', 'close'], 'must have execute() and close()').optional(),
+    clock: objectWith(['now', 'wallNow', 'setTimer'], 'must have now(), wallNow() and setTimer()').optional(),
+    random: z.custom<() => number>((value) => typeof value === 'function', { message: 'must be a function' }).optional(),
+  })
+  .strict();

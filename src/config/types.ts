@@ -1,0 +1,79 @@
+import type { Clock, Random } from '../clock.js';
+import type { HttpExecutor } from '../http/executor.js';
+import type { RequestKind, RetryClass } from '../retry/causes.js';
+
+/** Admission settings of a role: one endpoint serving one request kind. */
+export interface RoleSettings {
+  /** Priority tier; 0 is the most preferred. Lower tiers are used only when higher ones cannot admit. @default 0 */
+  readonly tier?: number;
+  /** Token-bucket refill rate. No value means no rate limit. Unit: requests per second. */
+  readonly requestsPerSecond?: number;
+  /** Token-bucket capacity (≥ 1). @default one second of `requestsPerSecond` (at least 1) */
+  readonly burstCapacity?: number;
+  /** Concurrency permits. No value means unlimited. */
+  readonly maxConcurrentRequests?: number;
+  /** Time allowed for one attempt on this role, in ms; also the default call deadline. @default 10000 */
+  readonly requestTimeoutMs?: number;
+  /**
+   * Minimum pause after a rate limit, in ms. The cooldown is
+   * `max(pauseAfterRateLimitMs, min(providerDelayMs, 60000))`. @default 1000
+   */
+  readonly pauseAfterRateLimitMs?: number;
+}
+
+export interface EndpointConfig extends RoleSettings {
+  /**
+   * Stable name used in errors, events and snapshots. @default `<eTLD+1>-<index>` — never
+   * derived from the full host or path, because providers put keys there.
+   */
+  readonly id?: string;
+  /** The JSON-RPC URL. May contain keys: it never appears in errors, events or snapshots. */
+  readonly url: string;
+  /** Extra request headers (e.g. an API key header). Values are never logged. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Operator for the concentration cap. @default the URL's registrable domain (eTLD+1) */
+  readonly operator?: string;
+  /** Request kinds this endpoint serves. @default ['read', 'submit'] plus every kind named in `roles` */
+  readonly kinds?: readonly RequestKind[];
+  /** Per-kind overrides of the role settings, e.g. `{ submit: { requestsPerSecond: 5 } }`. */
+  readonly roles?: Readonly<Record<string, RoleSettings>>;
+}
+
+export interface RetrySettings {
+  /** Retries after the first attempt. @default 3 */
+  readonly maxRetries?: number;
+  /** Lower bound of every backoff, in ms. @default 100 */
+  readonly initialBackoffMs?: number;
+  /** Upper bound of every backoff, in ms. @default 2000 */
+  readonly maxBackoffMs?: number;
+}
+
+export interface ConcentrationSettings {
+  /** Largest share of a tier's traffic any one operator may carry; 0 or ≥ 1 disables the cap. @default 0.65 */
+  readonly maxOperatorShare?: number;
+}
+
+export interface MethodClassification {
+  readonly kind: RequestKind;
+  readonly retryClass: RetryClass;
+}
+
+export interface HttpTransportPoolOptions {
+  readonly endpoints: readonly EndpointConfig[];
+  readonly retry?: RetrySettings;
+  readonly concentration?: ConcentrationSettings;
+  /** Reputation settings (DESIGN §4.4 defaults); `false` disables reputation and the host breaker. @default {} */
+  readonly reputation?: false | Readonly<Record<string, unknown>>;
+  /** Chain profile for latency scoring. @default 'generic' */
+  readonly chain?: 'solana' | 'evm' | 'generic';
+  /** Classify custom methods, or reclassify standard ones. Unknown methods are `never-after-dispatch`. */
+  readonly methods?: Readonly<Record<string, MethodClassification>>;
+  /** Largest accepted response body, in bytes (decoded). @default 16777216 (16 MiB) */
+  readonly maxResponseBytes?: number;
+  /** How attempts reach endpoints. @default the undici executor */
+  readonly executor?: HttpExecutor;
+  /** Injected clock (tests pass `createFakeClock()`). @default the system clock */
+  readonly clock?: Clock;
+  /** Injected random source in [0, 1). @default Math.random */
+  readonly random?: Random;
+}

@@ -1,0 +1,20 @@
+/**
+ * Stable error codes. Codes are only ever added — never renamed or removed — and a
+ * snapshot test guards this list.
+ */
+export const TRANSPORT_ERROR_CODES = [
+  'INVALID_CONFIG',
+  'INVALID_INPUT',
+  'NO_ENDPOINT',
+  'DEADLINE_EXCEEDED',
+  'ABORTED',
+  'RATE_LIMITED',
+  'RETRIES_EXHAUSTED',
+  'AMBIGUOUS_DISPATCH',
+  'RPC_ERROR',
+  'INVALID_RESPONSE',
+  'HTTP_ERROR',
+  'POOL_CLOSED',
+] as const;
+
+export type TransportErrorCode = (typeof TRANSPORT_ERROR_CODES)[number];

@@ -1,0 +1,97 @@
+import type { DispatchState, FailureCause, RequestKind } from '../retry/causes.js';
+import type { TransportErrorCode } from './codes.js';
+
+/** One attempt of a call, as carried by errors and events. Never contains a URL. */
+export interface AttemptRecord {
+  readonly endpointId: string;
+  readonly cause: FailureCause | undefined;
+  readonly dispatch: DispatchState;
+  readonly status: number | undefined;
+  readonly rpcCode: number | undefined;
+  readonly durationMs: number;
+}
+
+export interface ConfigIssue {
+  /** Field path in the config, e.g. `endpoints[2].requestsPerSecond`. */
+  readonly path: string;
+  readonly message: string;
+}
+
+/** The typed context of each error code. */
+export interface TransportErrorContextByCode {
+  INVALID_CONFIG: { readonly issues: readonly ConfigIssue[] };
+  INVALID_INPUT: { readonly field: string };
+  NO_ENDPOINT: { readonly kind: RequestKind; readonly pinnedEndpoint?: string };
+  DEADLINE_EXCEEDED: { readonly timeoutMs: number };
+  ABORTED: Record<string, never>;
+  RATE_LIMITED: { readonly retryAfterMs?: number };
+  RETRIES_EXHAUSTED: { readonly lastCause: FailureCause | undefined };
+  AMBIGUOUS_DISPATCH: { readonly signature?: string };
+  RPC_ERROR: { readonly rpcCode: number; readonly rpcMessage: string; readonly rpcData?: unknown };
+  INVALID_RESPONSE: { readonly reason: string };
+  HTTP_ERROR: { readonly status: number };
+  POOL_CLOSED: Record<string, never>;
+}
+
+export interface TransportErrorOptions<C extends TransportErrorCode> {
+  readonly context: TransportErrorContextByCode[C];
+  readonly cause?: unknown;
+  readonly method?: string | undefined;
+  readonly endpointId?: string | undefined;
+  readonly attempts?: readonly AttemptRecord[] | undefined;
+}
+
+const BRAND = Symbol.for('sturdy-rpc.TransportError');
+
+/**
+ * The one error class of sturdy-rpc. `code` is stable; `context` is typed per code.
+ * Messages, context and attempts name endpoints by id only — never a URL, header or key.
+ * `instanceof` and {@link isTransportError} work across two installed copies of the package.
+ */
+export class TransportError<C extends TransportErrorCode = TransportErrorCode> extends Error {
+  override readonly name = 'TransportError';
+  readonly code: C;
+  readonly context: TransportErrorContextByCode[C];
+  readonly method: string | undefined;
+  readonly endpointId: string | undefined;
+  readonly attempts: readonly AttemptRecord[];
+  /** Shortcut for `AMBIGUOUS_DISPATCH`: the Solana transaction signature, when known. */
+  readonly signature: string | undefined;
+  /** Shortcuts for `RPC_ERROR`. */
+  readonly rpcCode: number | undefined;
+  readonly rpcMessage: string | undefined;
+  readonly rpcData: unknown;
+
+  constructor(code: C, message: string, options: TransportErrorOptions<C>) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.context = options.context;
+    this.method = options.method;
+    this.endpointId = options.endpointId;
+    this.attempts = options.attempts ?? [];
+    const ctx = options.context as Partial<TransportErrorContextByCode['RPC_ERROR'] & TransportErrorContextByCode['AMBIGUOUS_DISPATCH']>;
+    this.signature = ctx.signature;
+    this.rpcCode = ctx.rpcCode;
+    this.rpcMessage = ctx.rpcMessage;
+    this.rpcData = ctx.rpcData;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  }
+}
+
+/**
+ * Narrows `error` to a {@link TransportError}, optionally of one `code`.
+ *
+ * ```ts
+ * if (isTransportError(e, 'AMBIGUOUS_DISPATCH')) await reconcile(e.signature);
+ * ```
+ */
+export function isTransportError<C extends TransportErrorCode = TransportErrorCode>(
+  error: unknown,
+  code?: C,
+): error is TransportError<C> {
+  return error instanceof TransportError && (code === undefined || error.code === code);
+}

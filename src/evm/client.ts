@@ -1,0 +1,168 @@
+import { TransportError } from '../errors/transport-error.js';
+import type { RequestOptions, RpcRequester } from '../pool/request-options.js';
+import { assertEvmAddress } from './address.js';
+import {
+  blockHashOnlySchema,
+  clientVersionSchema,
+  hash32Schema,
+  parseResult,
+  quantitySchema,
+  syncingResultSchema,
+} from './schemas.js';
+
+/** Named block tags. */
+export type EvmBlockTag = 'latest' | 'earliest' | 'pending' | 'safe' | 'finalized';
+
+/** A block tag, or a block number (sent as a hex quantity). */
+export type EvmBlockParameter = EvmBlockTag | bigint | number;
+
+/** Result of `getHealth` (from `eth_syncing`). */
+export type GetHealthReturnType =
+  | { readonly healthy: true }
+  | {
+      readonly healthy: false;
+      /** e.g. `Node is syncing (block 100 of 142)`. */
+      readonly message: string;
+      /** `highestBlock − currentBlock` (never negative), when the node reports both. */
+      readonly blocksBehind?: bigint;
+    };
+
+/** Result of `getVersion` (from `web3_clientVersion`). */
+export interface GetVersionReturnType {
+  /** The raw client version, e.g. `Geth/v1.14.11-stable/linux-amd64/go1.23.2`, `anvil/v1.7.1`. */
+  readonly clientVersion: string;
+  /** Client name, when the string has the usual `name/version/…` shape. */
+  readonly name?: string;
+  /** Client version, when the string has the usual `name/version/…` shape. */
+  readonly version?: string;
+}
+
+/** Result of `getGenesisHash`: block 0's hash, lowercase `0x` + 64 hex digits. */
+export type GetGenesisHashReturnType = `0x${string}`;
+/** Options of `getBalance`: the block to read at. @default 'latest' */
+export type GetBalanceParameters = EvmBlockParameter;
+/** Result of `getBalance`: wei, exact. */
+export type GetBalanceReturnType = bigint;
+/** Result of `getChainId` (EIP-155 chain id). */
+export type GetChainIdReturnType = number;
+/** Result of `getBlockNumber`. */
+export type GetBlockNumberReturnType = bigint;
+/** Result of `sendRawTransaction`: the transaction hash, lowercase `0x` + 64 hex digits. */
+export type SendRawTransactionReturnType = `0x${string}`;
+
+/** Typed EVM calls over any {@link RpcRequester} (normally an `HttpTransportPool`). */
+export interface EvmClient {
+  /** `eth_syncing`: `false` → healthy; a sync-status object → unhealthy with `blocksBehind?`. */
+  getHealth(options?: RequestOptions): Promise<GetHealthReturnType>;
+  /** `web3_clientVersion` → `{ clientVersion, name?, version? }`. */
+  getVersion(options?: RequestOptions): Promise<GetVersionReturnType>;
+  /** `eth_getBlockByNumber(["0x0", false]).hash`; see `evmChainOf`. */
+  getGenesisHash(options?: RequestOptions): Promise<GetGenesisHashReturnType>;
+  /**
+   * `eth_getBalance` → wei as an exact `bigint`. The address (`0x` + 40 hex, any case, EIP-55
+   * checksum not verified) and block are validated before anything is sent (`INVALID_INPUT`).
+   */
+  getBalance(address: string, blockTag?: GetBalanceParameters, options?: RequestOptions): Promise<GetBalanceReturnType>;
+  /** `eth_chainId` → a `number` (chain ids above 2^53 − 1 are `INVALID_RESPONSE`). */
+  getChainId(options?: RequestOptions): Promise<GetChainIdReturnType>;
+  /** `eth_blockNumber` → `bigint`. */
+  getBlockNumber(options?: RequestOptions): Promise<GetBlockNumberReturnType>;
+  /**
+   * `eth_sendRawTransaction` of signed bytes (`0x` + even-length hex, non-empty; else
+   * `INVALID_INPUT`, field `serializedTransaction`) → the transaction hash. The pool never
+   * resends it once it may have reached a node; on `AMBIGUOUS_DISPATCH` check the receipt.
+   */
+  sendRawTransaction(serializedTransaction: string, options?: RequestOptions): Promise<SendRawTransactionReturnType>;
+}
+
+const BLOCK_TAGS: readonly unknown[] = ['latest', 'earliest', 'pending', 'safe', 'finalized'];
+const RAW_TRANSACTION = /^0x(?:[0-9a-fA-F]{2})+$/;
+const SIMPLE_NAME = /^[A-Za-z][\w.-]*$/;
+const SIMPLE_VERSION = /^[^\s/]+$/;
+
+function invalidInput(field: string, expectation: string): never {
+  throw new TransportError('INVALID_INPUT', `${field} must be ${expectation}`, { context: { field } });
+}
+
+function blockParam(block: EvmBlockParameter): string {
+  if (typeof block === 'bigint' && block >= 0n) return `0x${block.toString(16)}`;
+  if (typeof block === 'number' && Number.isSafeInteger(block) && block >= 0) return `0x${block.toString(16)}`;
+  if (BLOCK_TAGS.includes(block)) return block as EvmBlockTag;
+  return invalidInput('blockTag', 'a block tag or a non-negative block number');
+}
+
+function parseClientVersion(clientVersion: string): GetVersionReturnType {
+  const [name, version] = clientVersion.split('/');
+  if (name !== undefined && version !== undefined && SIMPLE_NAME.test(name) && SIMPLE_VERSION.test(version)) {
+    return { clientVersion, name, version };
+  }
+  return { clientVersion };
+}
+
+/**
+ * Creates typed EVM calls over `requester`. Results are validated with zod (a mismatch is
+ * `INVALID_RESPONSE`), quantities are parsed exactly with `BigInt`, and every call takes a
+ * trailing {@link RequestOptions} (`timeoutMs`, `signal`, `endpoint`) passed through.
+ *
+ * ```ts
+ * const evm = createEvmClient(pool);
+ * const wei = await evm.getBalance('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266');
+ * ```
+ */
+export function createEvmClient(requester: RpcRequester): EvmClient {
+  return {
+    async getHealth(options) {
+      const result = await requester.request('eth_syncing', [], options);
+      const syncing = parseResult('eth_syncing', syncingResultSchema, result);
+      if (syncing === false) return { healthy: true };
+      const { currentBlock, highestBlock } = syncing;
+      if (currentBlock === undefined || highestBlock === undefined) {
+        return { healthy: false, message: 'Node is syncing' };
+      }
+      const blocksBehind = highestBlock > currentBlock ? highestBlock - currentBlock : 0n;
+      return { healthy: false, message: `Node is syncing (block ${currentBlock} of ${highestBlock})`, blocksBehind };
+    },
+
+    async getVersion(options) {
+      const result = await requester.request('web3_clientVersion', [], options);
+      return parseClientVersion(parseResult('web3_clientVersion', clientVersionSchema, result));
+    },
+
+    async getGenesisHash(options) {
+      const result = await requester.request('eth_getBlockByNumber', ['0x0', false], options);
+      return parseResult('eth_getBlockByNumber', blockHashOnlySchema, result).hash;
+    },
+
+    async getBalance(address, blockTag = 'latest', options) {
+      assertEvmAddress(address, 'address');
+      const block = blockParam(blockTag);
+      const result = await requester.request('eth_getBalance', [address, block], options);
+      return parseResult('eth_getBalance', quantitySchema, result);
+    },
+
+    async getChainId(options) {
+      const result = await requester.request('eth_chainId', [], options);
+      const chainId = parseResult('eth_chainId', quantitySchema, result);
+      if (chainId > BigInt(Number.MAX_SAFE_INTEGER)) {
+        throw new TransportError('INVALID_RESPONSE', 'eth_chainId returned an invalid result (result: too_big)', {
+          context: { reason: 'result: too_big' },
+          method: 'eth_chainId',
+        });
+      }
+      return Number(chainId);
+    },
+
+    async getBlockNumber(options) {
+      const result = await requester.request('eth_blockNumber', [], options);
+      return parseResult('eth_blockNumber', quantitySchema, result);
+    },
+
+    async sendRawTransaction(serializedTransaction, options) {
+      if (typeof serializedTransaction !== 'string' || !RAW_TRANSACTION.test(serializedTransaction)) {
+        invalidInput('serializedTransaction', '0x and a non-empty, even number of hex digits');
+      }
+      const result = await requester.request('eth_sendRawTransaction', [serializedTransaction], options);
+      return parseResult('eth_sendRawTransaction', hash32Schema, result);
+    },
+  };
+}

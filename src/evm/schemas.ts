@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { TransportError } from '../errors/transport-error.js';
+
+/**
+ * A JSON-RPC quantity: `0x` and hex digits, parsed exactly with `BigInt`. Leading zeros
+ * (which the spec forbids) are tolerated because some nodes emit them; `0x` alone is not.
+ * Capped at 1 024 digits so a hostile node cannot make us build a huge integer.
+ */
+export const quantitySchema = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{1,1024}$/, { message: 'expected a 0x quantity' })
+  .transform((value) => BigInt(value));
+
+/** A 32-byte hash as `0x` and 64 hex digits, normalised to lowercase. */
+export const hash32Schema = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{64}$/, { message: 'expected 0x and 64 hex digits' })
+  .transform((value) => value.toLowerCase() as `0x${string}`);
+
+/** `eth_syncing` result: `false`, or an object with (at least) current and highest block. */
+export const syncingResultSchema = z.union([
+  z.literal(false),
+  z.object({
+    startingBlock: quantitySchema.optional(),
+    currentBlock: quantitySchema.optional(),
+    highestBlock: quantitySchema.optional(),
+  }),
+]);
+
+/** `web3_clientVersion` result. */
+export const clientVersionSchema = z.string().min(1);
+
+/** `eth_getBlockByNumber` result, of which only the hash is used (null fails: block 0 exists). */
+export const blockHashOnlySchema = z.object({ hash: hash32Schema });
+
+/**
+ * Validates a JSON-RPC `result` against `schema`, or throws `TransportError`
+ * `INVALID_RESPONSE` whose `reason` names the failing path and check
+ * (e.g. `hash: invalid_format`) — never the raw value.
+ */
+export function parseResult<S extends z.ZodType>(method: string, schema: S, result: unknown): z.output<S> {
+  const parsed = schema.safeParse(result);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const path = issue === undefined || issue.path.length === 0 ? 'result' : issue.path.map(String).join('.');
+  const reason = `${path}: ${issue?.code ?? 'invalid'}`;
+  throw new TransportError('INVALID_RESPONSE', `${method} returned an invalid result (${reason})`, {
+    context: { reason },
+    method,
+    cause: parsed.error,
+  });
+}

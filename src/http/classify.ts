@@ -1,0 +1,261 @@
+/**
+ * Outcome classification (DESIGN §4.2): every raw outcome of one attempt becomes a result,
+ * or a failure with cause × dispatch state × reputation signal × breaker failure ×
+ * protocol violation × provider delay. The decisions live in one table, {@link RULES};
+ * the functions below only pick a row.
+ *
+ * Two principles drive the table:
+ * - Dispatch is never guessed from error codes: transport errors take it from the
+ *   executor's per-attempt `dispatched` flag; HTTP answers take it from what the status
+ *   says the server did.
+ * - Fault follows the endpoint: our caller's abort, our own deadline, our oversized
+ *   request, capability limits and the application's own errors cost it nothing; 4xx,
+ *   capability limits and cancellations never count against the host breaker.
+ */
+import type { DispatchState, FailureCause } from '../retry/causes.js';
+import type { ReputationSignalKind } from '../reputation/signals.js';
+import { parseRetryAfter } from '../retry/retry-after.js';
+import { parseResponseEnvelope, type JsonRpcErrorObject } from '../jsonrpc/envelope.js';
+import {
+  hasAuthWording,
+  hasRateLimitWording,
+  isAuthError,
+  isCapabilityLimit,
+  isExecutionRevert,
+  isFabricatedParseError,
+  isRateLimitError,
+  isWrappedUpstreamFailure,
+  providerDelayFromErrorData,
+  readNodeUnhealthy,
+} from '../jsonrpc/heuristics.js';
+import { isUnexpectedEmptyResult } from '../jsonrpc/method-table.js';
+import type { RawOutcome } from './executor.js';
+import type { ClassifiedFailure, ClassifiedOutcome, ClassifyContext } from './outcome.js';
+
+/** `as-written`: `dispatched-ambiguous` if the executor's flag says bytes may have left, else `not-dispatched`. */
+type DispatchRule = DispatchState | 'as-written';
+
+interface Rule {
+  readonly cause: FailureCause;
+  readonly dispatch: DispatchRule;
+  readonly signal: ReputationSignalKind;
+  readonly breaker: boolean;
+  readonly violation: boolean;
+}
+
+const row = (cause: FailureCause, dispatch: DispatchRule, signal: ReputationSignalKind, breaker: boolean, violation = false): Rule => ({
+  cause,
+  dispatch,
+  signal,
+  breaker,
+  violation,
+});
+
+const AMBIGUOUS = 'dispatched-ambiguous';
+
+/** Every outcome, keyed by its `detail` token. */
+export const RULES = {
+  // Transport (executor errors)
+  'caller-abort': row('aborted', 'as-written', 'none', false),
+  deadline: row('timeout', 'as-written', 'none', false),
+  'attempt-timeout': row('timeout', 'as-written', 'critical', true),
+  'abort-unexplained': row('connection', 'as-written', 'major', true),
+  connect: row('connection', 'as-written', 'major', true),
+  'socket-after-write': row('connection', 'as-written', 'major', true),
+  // A keep-alive socket closed before our bytes went out: benign, and provably unsent.
+  'socket-before-write': row('connection', 'as-written', 'minor', false),
+  'transport-timeout': row('timeout', 'as-written', 'critical', true),
+  'transport-error': row('connection', 'as-written', 'major', true),
+  // Usually our query's size, not the host's health: no breaker.
+  'too-large': row('invalid-response', AMBIGUOUS, 'major', false),
+  decode: row('invalid-response', AMBIGUOUS, 'critical', true),
+  // HTTP status
+  'http-429': row('rate-limited', 'rejected', 'minor', false),
+  'http-auth': row('endpoint-rejected', 'rejected', 'fatal', false),
+  'http-408': row('timeout', 'rejected', 'minor', false),
+  'http-413': row('request', 'rejected', 'none', false),
+  'http-not-found': row('endpoint-rejected', 'rejected', 'major', false),
+  'http-4xx': row('endpoint-rejected', 'rejected', 'major', false),
+  'http-unexpected': row('endpoint-rejected', 'rejected', 'major', false),
+  'http-5xx': row('temporary-http', AMBIGUOUS, 'major', true),
+  'http-503-retry-after': row('temporary-http', 'rejected', 'major', true),
+  'http-503-rate-limit': row('rate-limited', 'rejected', 'minor', false),
+  // 2xx bodies that are not a usable answer
+  empty: row('invalid-response', AMBIGUOUS, 'critical', true, true),
+  html: row('invalid-response', AMBIGUOUS, 'critical', true),
+  truncated: row('invalid-response', AMBIGUOUS, 'critical', true),
+  'not-json': row('invalid-response', AMBIGUOUS, 'critical', true, true),
+  'not-an-object': row('invalid-response', AMBIGUOUS, 'critical', true, true),
+  'batch-where-single': row('invalid-response', AMBIGUOUS, 'critical', true, true),
+  'both-result-and-error': row('invalid-response', AMBIGUOUS, 'critical', true, true),
+  neither: row('invalid-response', AMBIGUOUS, 'critical', true, true),
+  'id-mismatch': row('invalid-response', AMBIGUOUS, 'critical', true, true),
+  'id-null': row('invalid-response', AMBIGUOUS, 'critical', true, true),
+  'malformed-error': row('invalid-response', AMBIGUOUS, 'critical', true, true),
+  'empty-result': row('invalid-response', AMBIGUOUS, 'critical', true, true),
+  'body-rate-limit': row('rate-limited', 'rejected', 'minor', false),
+  'body-auth': row('endpoint-rejected', 'rejected', 'fatal', false),
+  // JSON-RPC errors
+  'rpc-error': row('rpc-application', 'completed', 'none', false),
+  'rpc-rate-limit': row('rate-limited', 'rejected', 'minor', false),
+  'rpc-auth': row('endpoint-rejected', 'rejected', 'fatal', false),
+  'node-unhealthy': row('endpoint-rejected', 'rejected', 'major', true),
+  'upstream-failure': row('temporary-http', AMBIGUOUS, 'major', true),
+  'fabricated-parse-error': row('invalid-response', AMBIGUOUS, 'critical', true, true),
+  'method-not-found': row('capability', 'rejected', 'none', false),
+  'min-context-slot': row('capability', 'rejected', 'none', false),
+  capability: row('capability', 'completed', 'none', false),
+  'invalid-request': row('request', 'rejected', 'none', false),
+} as const satisfies Record<string, Rule>;
+
+export type OutcomeDetail = keyof typeof RULES;
+
+interface FailureFields {
+  readonly status?: number | undefined;
+  readonly dispatched?: boolean;
+  readonly rpc?: JsonRpcErrorObject | undefined;
+  readonly providerDelayMs?: number | undefined;
+}
+
+function fail(detail: OutcomeDetail, fields: FailureFields): ClassifiedFailure {
+  const rule: Rule = RULES[detail];
+  const dispatch =
+    rule.dispatch === 'as-written' ? (fields.dispatched === true ? AMBIGUOUS : 'not-dispatched') : rule.dispatch;
+  return {
+    ok: false,
+    cause: rule.cause,
+    dispatch,
+    status: fields.status,
+    rpcCode: fields.rpc?.code,
+    rpcMessage: fields.rpc?.message,
+    rpcData: fields.rpc?.data,
+    providerDelayMs: fields.providerDelayMs,
+    signal: rule.signal,
+    protocolViolation: rule.violation,
+    breakerFailure: rule.breaker,
+    detail,
+  };
+}
+
+/** Maps one raw outcome to a result or a classified failure. Pure. */
+export function classifyOutcome(raw: RawOutcome, ctx: ClassifyContext): ClassifiedOutcome {
+  return raw.type === 'error' ? classifyTransportError(raw, ctx) : classifyResponse(raw, ctx);
+}
+
+type RawError = Extract<RawOutcome, { type: 'error' }>;
+type RawResponse = Extract<RawOutcome, { type: 'response' }>;
+
+function classifyTransportError(raw: RawError, ctx: ClassifyContext): ClassifiedFailure {
+  const fields = { status: raw.status, dispatched: raw.dispatched };
+  // Once the pool aborted the signal, whatever error the executor saw is that abort's echo.
+  switch (ctx.abortReason) {
+    case 'caller':
+      return fail('caller-abort', fields);
+    case 'deadline':
+      return fail('deadline', fields);
+    case 'attempt-timeout':
+      return fail('attempt-timeout', fields);
+    case undefined:
+      break;
+  }
+  switch (raw.kind) {
+    case 'aborted':
+      return fail('abort-unexplained', fields);
+    case 'connect':
+      return fail('connect', fields);
+    case 'socket':
+      return fail(raw.dispatched ? 'socket-after-write' : 'socket-before-write', fields);
+    case 'too-large':
+      return fail('too-large', fields);
+    case 'decode':
+      return fail('decode', fields);
+    case 'other':
+      // The code only names the cause (headers/body timeout); dispatch still comes from the flag.
+      return fail(raw.code?.includes('TIMEOUT') === true ? 'transport-timeout' : 'transport-error', fields);
+  }
+}
+
+/** Statuses some nodes put on a definitive JSON-RPC error (e.g. invalid params as 400). */
+const RPC_ERROR_STATUSES: ReadonlySet<number> = new Set([400, 404, 422, 500]);
+
+function classifyResponse(raw: RawResponse, ctx: ClassifyContext): ClassifiedOutcome {
+  const { status } = raw;
+  if (status >= 200 && status < 300) return classifySuccessStatus(raw, ctx);
+
+  const headerDelayMs = parseRetryAfter(raw.headers['retry-after'], ctx.wallNowMs);
+  const envelope = parseResponseEnvelope(raw.body, ctx.id);
+  const rpc = envelope.type === 'error' ? envelope.error : undefined;
+  const fields = { status, rpc, providerDelayMs: headerDelayMs };
+
+  if (status === 429) {
+    const bodyDelayMs = rpc === undefined ? undefined : providerDelayFromErrorData(rpc.data, ctx.wallNowMs);
+    return fail('http-429', { ...fields, providerDelayMs: headerDelayMs ?? bodyDelayMs });
+  }
+  if (status === 401 || status === 403) {
+    // A plan that excludes one method is a capability limit, not a dead key.
+    if (rpc !== undefined && (rpc.code === -32601 || isCapabilityLimit(rpc))) return fail('capability', fields);
+    return fail('http-auth', fields);
+  }
+  if (status === 408) return fail('http-408', fields);
+  if (status === 413) return fail('http-413', fields);
+  if (rpc !== undefined && envelope.type === 'error' && RPC_ERROR_STATUSES.has(status)) {
+    // A 500 must echo our id to prove the node itself answered; a 4xx node answer may not.
+    if (status < 500 || !envelope.idNull) return classifyRpcError(rpc, status, headerDelayMs, ctx);
+  }
+  if (status === 404 || status === 405) return fail('http-not-found', fields);
+  if (status === 503) {
+    if (hasRateLimitWording(raw.body)) return fail('http-503-rate-limit', fields);
+    if (headerDelayMs !== undefined) return fail('http-503-retry-after', fields);
+  }
+  if (status >= 500) return fail('http-5xx', fields);
+  if (status >= 400) return fail('http-4xx', fields);
+  return fail('http-unexpected', fields);
+}
+
+function classifySuccessStatus(raw: RawResponse, ctx: ClassifyContext): ClassifiedOutcome {
+  const { status } = raw;
+  const envelope = parseResponseEnvelope(raw.body, ctx.id);
+  switch (envelope.type) {
+    case 'result':
+      if (isUnexpectedEmptyResult(ctx.method, envelope.result)) return fail('empty-result', { status });
+      return { ok: true, dispatch: 'completed', status, result: envelope.result };
+    case 'error':
+      return classifyRpcError(envelope.error, status, parseRetryAfter(raw.headers['retry-after'], ctx.wallNowMs), ctx);
+    case 'violation': {
+      // Plain-text and odd-shaped bodies still say what happened ("invalid api key").
+      if (envelope.reason === 'not-json' || envelope.reason === 'malformed-error') {
+        if (hasRateLimitWording(raw.body)) return fail('body-rate-limit', { status });
+        if (hasAuthWording(raw.body)) return fail('body-auth', { status });
+      }
+      return fail(envelope.reason, { status });
+    }
+  }
+}
+
+/** Solana `-32016`: the node refused before processing because it is behind the requested slot. */
+const MIN_CONTEXT_SLOT_NOT_REACHED = -32016;
+
+/** Maps a JSON-RPC error object, in priority order (first match wins). */
+function classifyRpcError(
+  rpc: JsonRpcErrorObject,
+  status: number,
+  headerDelayMs: number | undefined,
+  ctx: ClassifyContext,
+): ClassifiedFailure {
+  const fields = { status, rpc };
+  // A revert reason is contract text and may contain any wording: always the app's answer.
+  if (isExecutionRevert(rpc)) return fail('rpc-error', fields);
+  if (readNodeUnhealthy(rpc) !== undefined) return fail('node-unhealthy', fields);
+  if (isRateLimitError(rpc)) {
+    const providerDelayMs = headerDelayMs ?? providerDelayFromErrorData(rpc.data, ctx.wallNowMs);
+    return fail('rpc-rate-limit', { ...fields, providerDelayMs });
+  }
+  if (isAuthError(rpc)) return fail('rpc-auth', fields);
+  if (isWrappedUpstreamFailure(rpc)) return fail('upstream-failure', fields);
+  if (isFabricatedParseError(rpc)) return fail('fabricated-parse-error', fields);
+  if (rpc.code === -32601) return fail('method-not-found', fields);
+  if (rpc.code === MIN_CONTEXT_SLOT_NOT_REACHED) return fail('min-context-slot', fields);
+  if (isCapabilityLimit(rpc)) return fail('capability', fields);
+  if (rpc.code === -32600) return fail('invalid-request', fields);
+  return fail('rpc-error', fields);
+}

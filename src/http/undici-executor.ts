@@ -1,0 +1,353 @@
+import { Buffer, constants as bufferConstants } from 'node:buffer';
+import { promisify } from 'node:util';
+import * as zlib from 'node:zlib';
+import { Pool } from 'undici';
+import type { Dispatcher } from 'undici';
+import type {
+  ExecuteRequest,
+  ExecutorErrorKind,
+  ExecutorTarget,
+  HttpExecutor,
+  RawOutcome,
+} from './executor.js';
+
+/**
+ * The default executor: undici `Pool`s driven through the low-level `dispatch()` API.
+ * This file is the only place in `src/` that imports undici.
+ */
+export interface UndiciExecutorOptions {
+  /**
+   * Connections per origin when the target does not say (`maxConcurrentRequests` unset).
+   * A pool is sized by the first target seen for its origin.
+   * @default 64
+   */
+  readonly connections?: number;
+  /** TCP + TLS connect timeout, in milliseconds (undici's own timer; connect only). @default 10000 */
+  readonly connectTimeoutMs?: number;
+  /** How long an idle keep-alive socket for ordinary calls is kept, in milliseconds. @default 4000 */
+  readonly keepAliveTimeoutMs?: number;
+  /** Negotiate HTTP/2 through ALPN for ordinary calls (`avoidStaleSockets` calls stay HTTP/1.1). @default false */
+  readonly allowH2?: boolean;
+  /**
+   * Idle time, in milliseconds, for which a socket used by an `avoidStaleSockets` call may be
+   * reused by the next such call. `0` opens a fresh connection for every such call (the
+   * request carries `connection: close`), which makes the keep-alive race impossible at the
+   * price of one handshake per call. A small positive value (≈1000, well under any server's
+   * keep-alive timeout) trades back the handshake but still loses the race against servers
+   * that close right after answering.
+   * @default 0
+   */
+  readonly avoidStaleSocketsKeepAliveMs?: number;
+}
+
+const DEFAULT_CONNECTIONS = 64;
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT',
+  'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL',
+]);
+const SOCKET_CODES = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE', 'ETIMEDOUT']);
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
+const MAX_BUFFER = bufferConstants.MAX_LENGTH;
+
+const gunzip = promisify(zlib.gunzip);
+const inflate = promisify(zlib.inflate);
+const inflateRaw = promisify(zlib.inflateRaw);
+const brotliDecompress = promisify(zlib.brotliDecompress);
+
+interface PreparedTarget {
+  readonly origin: string;
+  readonly path: string;
+  readonly headers: Record<string, string>;
+}
+
+/** A response whose raw body has been read in full, before decoding. */
+interface RawResponse {
+  readonly type: 'raw';
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+}
+
+type ErrorOutcome = Extract<RawOutcome, { type: 'error' }>;
+
+/**
+ * Creates the undici executor.
+ *
+ * Dispatch tracking: `dispatched` is true exactly when undici ran `onRequestStart` for the
+ * attempt and we let the write proceed; error codes never decide it (undici reports the same
+ * `UND_ERR_SOCKET` for written and unwritten requests). An attempt aborted while still queued
+ * or connecting resolves at once with `dispatched: false`; if undici later reaches
+ * `onRequestStart` for it, the handler aborts there, before a byte is written.
+ *
+ * `avoidStaleSockets`: such calls use a separate per-origin HTTP/1.1 pool that never shares
+ * sockets with other calls and, by default, opens a fresh connection per call. A reused
+ * keep-alive socket may already be closing (server idle timeout, or a server that closes right
+ * after answering without `connection: close`); a request written into it fails with
+ * `UND_ERR_SOCKET` and cannot be told apart from one the server processed, and nothing visible
+ * at write time predicts it. A short client keep-alive only avoids the idle-timeout half of
+ * the race, so it is opt-in via {@link UndiciExecutorOptions.avoidStaleSocketsKeepAliveMs}.
+ * Sends are rare next to reads and an ambiguous send costs a reconciliation, so one handshake
+ * per send is the cheaper side of the trade.
+ *
+ * Timing belongs to the pool: undici's headers/body timeouts are disabled and `signal` ends
+ * the attempt; only undici's connect timeout remains.
+ */
+export function createUndiciExecutor(options: UndiciExecutorOptions = {}): HttpExecutor {
+  const pools = new Map<string, Pool>();
+  const prepared = new WeakMap<ExecutorTarget, PreparedTarget>();
+  const staleKeepAliveMs = options.avoidStaleSocketsKeepAliveMs ?? 0;
+  let closing: Promise<void> | undefined;
+
+  function poolFor(origin: string, target: ExecutorTarget, stale: boolean): Pool {
+    const key = `${stale ? 'fresh' : 'shared'} ${origin}`;
+    let pool = pools.get(key);
+    if (pool === undefined) {
+      const keepAliveMs = stale ? Math.max(staleKeepAliveMs, 1) : (options.keepAliveTimeoutMs ?? 4_000);
+      pool = new Pool(origin, {
+        connections: target.maxConnections ?? options.connections ?? DEFAULT_CONNECTIONS,
+        connectTimeout: options.connectTimeoutMs ?? 10_000,
+        headersTimeout: 0,
+        bodyTimeout: 0,
+        keepAliveTimeout: keepAliveMs,
+        // Server keep-alive hints may shorten, never lengthen, the stale-safe pool's reuse window.
+        ...(stale ? { keepAliveMaxTimeout: keepAliveMs, keepAliveTimeoutThreshold: keepAliveMs } : {}),
+        allowH2: stale ? false : (options.allowH2 ?? false),
+      });
+      pools.set(key, pool);
+    }
+    return pool;
+  }
+
+  function prepare(target: ExecutorTarget): PreparedTarget {
+    let p = prepared.get(target);
+    if (p === undefined) {
+      p = prepareTarget(target);
+      prepared.set(target, p);
+    }
+    return p;
+  }
+
+  return {
+    async execute(request: ExecuteRequest): Promise<RawOutcome> {
+      if (closing !== undefined) return otherError(new Error('executor closed'));
+      if (request.signal.aborted) return aborted(false, undefined, request.signal.reason);
+      let target: PreparedTarget;
+      try {
+        target = prepare(request.target);
+      } catch (error) {
+        return otherError(error);
+      }
+      const fresh = request.avoidStaleSockets && staleKeepAliveMs <= 0;
+      const pool = poolFor(target.origin, request.target, request.avoidStaleSockets);
+      const raw = await new Promise<RawResponse | ErrorOutcome>((resolve) => {
+        const handler = new AttemptHandler(request.signal, request.maxResponseBytes, resolve);
+        request.signal.addEventListener('abort', handler.onAbort);
+        pool.dispatch(
+          {
+            path: target.path,
+            method: 'POST',
+            headers: target.headers,
+            body: request.body,
+            reset: fresh,
+            headersTimeout: 0,
+            bodyTimeout: 0,
+          },
+          handler,
+        );
+      });
+      if (raw.type === 'error') return raw;
+      return decodeResponse(raw, request.maxResponseBytes);
+    },
+
+    close(): Promise<void> {
+      closing ??= Promise.all([...pools.values()].map((pool) => pool.close())).then(() => {
+        pools.clear();
+      });
+      return closing;
+    },
+  };
+}
+
+/** Follows one attempt through undici's callbacks and resolves exactly once. */
+class AttemptHandler implements Dispatcher.DispatchHandler {
+  private dispatched = false;
+  private settled = false;
+  private status: number | undefined;
+  private headers: Record<string, string> = {};
+  private readonly chunks: Buffer[] = [];
+  private bytes = 0;
+  private controller: Dispatcher.DispatchController | undefined;
+
+  constructor(
+    private readonly signal: AbortSignal,
+    private readonly maxBytes: number,
+    private readonly resolve: (result: RawResponse | ErrorOutcome) => void,
+  ) {}
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // Already answered (aborted while queued or connecting): stop before the write.
+    if (this.settled) return controller.abort(new Error('attempt abandoned before dispatch'));
+    this.dispatched = true;
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    if (this.settled || statusCode < 200) return; // 1xx: the final response is still to come
+    this.status = statusCode;
+    this.headers = flattenHeaders(headers);
+    const declared = Number(this.headers['content-length']);
+    if (declared > this.maxBytes) this.tooLarge(controller);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    this.bytes += chunk.length;
+    if (this.bytes > this.maxBytes) return this.tooLarge(controller);
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    const status = this.status;
+    if (status === undefined) return this.onResponseError(undefined, new Error('response ended without headers'));
+    this.settle({ type: 'raw', status, headers: this.headers, body: Buffer.concat(this.chunks, this.bytes) });
+  }
+
+  /** undici passes no controller when the request fails before it was ever started. */
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
+    if (this.signal.aborted) return this.settle(aborted(this.dispatched, this.status, this.signal.reason));
+    const code = errorCode(error);
+    this.settle({
+      type: 'error',
+      kind: errorKind(code, this.dispatched),
+      dispatched: this.dispatched,
+      ...(this.status !== undefined ? { status: this.status } : {}),
+      ...(code !== undefined ? { code } : {}),
+      error,
+    });
+  }
+
+  readonly onAbort = (): void => {
+    const reason: unknown = this.signal.reason;
+    this.settle(aborted(this.dispatched, this.status, reason));
+    // Cancels the request on its socket; without a controller, onRequestStart will do it.
+    this.controller?.abort(reason instanceof Error ? reason : new Error('aborted'));
+  };
+
+  private tooLarge(controller: Dispatcher.DispatchController): void {
+    this.settle(failure('too-large', true, this.status, undefined));
+    controller.abort(new Error('response body exceeds maxResponseBytes'));
+  }
+
+  private settle(result: RawResponse | ErrorOutcome): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.chunks.length = 0;
+    this.signal.removeEventListener('abort', this.onAbort);
+    this.resolve(result);
+  }
+}
+
+function prepareTarget(target: ExecutorTarget): PreparedTarget {
+  const url = new URL(target.url);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('unsupported protocol');
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'accept-encoding': 'gzip, deflate, br',
+  };
+  if (url.username !== '' || url.password !== '') {
+    const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+    headers['authorization'] = `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
+  }
+  // Configured headers win over the defaults and over URL credentials.
+  for (const [name, value] of Object.entries(target.headers)) headers[name.toLowerCase()] = value;
+  return { origin: url.origin, path: `${url.pathname}${url.search}`, headers };
+}
+
+async function decodeResponse(raw: RawResponse, maxBytes: number): Promise<RawOutcome> {
+  let body = raw.body;
+  const codings = (raw.headers['content-encoding'] ?? '')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity');
+  if (body.length > 0) {
+    const maxOutputLength = Math.max(1, Math.min(maxBytes, MAX_BUFFER));
+    try {
+      // Codings are listed in the order applied, so undo them from the last.
+      for (const coding of codings.reverse()) body = await decodeOne(coding, body, maxOutputLength);
+    } catch (error) {
+      const code = errorCode(error);
+      const kind = code === 'ERR_BUFFER_TOO_LARGE' ? 'too-large' : 'decode';
+      return failure(kind, true, raw.status, code, error);
+    }
+    if (body.length > maxBytes) return failure('too-large', true, raw.status, undefined);
+  }
+  return { type: 'response', status: raw.status, headers: raw.headers, body: new TextDecoder().decode(body) };
+}
+
+function decodeOne(coding: string, body: Buffer, maxOutputLength: number): Promise<Buffer> {
+  switch (coding) {
+    case 'gzip':
+    case 'x-gzip':
+      return gunzip(body, { maxOutputLength });
+    case 'deflate':
+      // Some servers send raw deflate instead of the zlib wrapper (low nibble 8 = zlib header).
+      return ((body[0] ?? 0) & 0x0f) === 8
+        ? inflate(body, { maxOutputLength })
+        : inflateRaw(body, { maxOutputLength });
+    case 'br':
+      return brotliDecompress(body, { maxOutputLength });
+    default:
+      return Promise.reject(new Error('unsupported content-encoding'));
+  }
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
+
+function errorCode(error: unknown): string | undefined {
+  const code: unknown = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : undefined;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function errorKind(code: string | undefined, dispatched: boolean): ExecutorErrorKind {
+  if (code === undefined) return 'other';
+  if (CONNECT_CODES.has(code)) return 'connect';
+  if (code === 'ETIMEDOUT') return dispatched ? 'socket' : 'connect';
+  if (SOCKET_CODES.has(code)) return 'socket';
+  if (TLS_CODE.test(code)) return 'connect';
+  return 'other';
+}
+
+function failure(
+  kind: ExecutorErrorKind,
+  dispatched: boolean,
+  status: number | undefined,
+  code: string | undefined,
+  error?: unknown,
+): ErrorOutcome {
+  return {
+    type: 'error',
+    kind,
+    dispatched,
+    ...(status !== undefined ? { status } : {}),
+    ...(code !== undefined ? { code } : {}),
+    ...(error !== undefined ? { error } : {}),
+  };
+}
+
+function aborted(dispatched: boolean, status: number | undefined, reason: unknown): ErrorOutcome {
+  return failure('aborted', dispatched, status, undefined, reason);
+}
+
+function otherError(error: unknown): ErrorOutcome {
+  return failure('other', false, undefined, undefined, error);
+}

@@ -1,0 +1,47 @@
+export { HttpTransportPool, type AcquireOptions } from './pool/http-transport-pool.js';
+export { HttpRequestPermit } from './pool/permit.js';
+export type { RequestOptions, RpcRequester } from './pool/request-options.js';
+export type { PoolSnapshot, RoleSnapshot, EndpointSnapshot } from './pool/snapshot.js';
+export type { EndpointReputationView } from './pool/pool-health.js';
+export type {
+  PoolEventMap,
+  PoolEventName,
+  PoolEventListener,
+  AttemptEvent,
+  SuccessEvent,
+  FailureEvent,
+  RateLimitedEvent,
+  CooldownEvent,
+  BreakerEvent,
+  ReshapeEvent,
+  ReputationEvent,
+} from './pool/events.js';
+export type {
+  HttpTransportPoolOptions,
+  EndpointConfig,
+  RoleSettings,
+  RetrySettings,
+  ConcentrationSettings,
+  MethodClassification,
+} from './config/types.js';
+export { TransportError, isTransportError, type AttemptRecord, type ConfigIssue, type TransportErrorContextByCode } from './errors/transport-error.js';
+export { TRANSPORT_ERROR_CODES, type TransportErrorCode } from './errors/codes.js';
+export { redactUrl } from './errors/redact.js';
+export {
+  evaluateTransportRetry,
+  type EvaluateTransportRetryParameters,
+  type EvaluateTransportRetryReturnType,
+  type RetryStopReason,
+  type TransportRetrySettings,
+} from './retry/evaluate.js';
+export { backoffDelayMs, type BackoffSettings } from './retry/backoff.js';
+export { parseRetryAfter } from './retry/retry-after.js';
+export type { FailureCause, DispatchState, RetryClass, RequestKind } from './retry/causes.js';
+export { classifyMethod } from './jsonrpc/method-table.js';
+export { parseJsonExact, stringifyJson } from './jsonrpc/exact-json.js';
+export { TokenBucket } from './admission/token-bucket.js';
+export type { Availability } from './admission/role-state.js';
+export { systemClock, systemRandom, createSeededRandom, type Clock, type Random, type TimerHandle } from './clock.js';
+export type { HttpExecutor, ExecuteRequest, ExecutorTarget, RawOutcome, ExecutorErrorKind } from './http/executor.js';
+export { createUndiciExecutor } from './http/undici-executor.js';
+export { createFetchExecutor } from './http/fetch-executor.js';

@@ -1,0 +1,150 @@
+/**
+ * JSON-RPC 2.0 envelopes: building one request body and reading one response body.
+ * Reading is on the hot path, so the envelope is hand-checked; zod only validates the
+ * error object, which is off the success path. Structural violations are reported by
+ * name so the classifier can map each one (a PATH gateway heuristic list, REFERENCE.md).
+ */
+import { z } from 'zod';
+import { parseJsonExact, stringifyJson } from './exact-json.js';
+
+/** Why a response body is not a usable JSON-RPC response to our single request. */
+export type EnvelopeViolation =
+  | 'empty'
+  | 'html'
+  | 'truncated'
+  | 'not-json'
+  | 'not-an-object'
+  | 'batch-where-single'
+  | 'both-result-and-error'
+  | 'neither'
+  | 'id-mismatch'
+  | 'id-null'
+  /** `error` present but not an object with an integer `code`. */
+  | 'malformed-error';
+
+export interface JsonRpcErrorObject {
+  readonly code: number;
+  /** `''` when the node sent none. */
+  readonly message: string;
+  readonly data?: unknown;
+}
+
+export type ResponseEnvelope =
+  | { readonly type: 'result'; readonly result: unknown }
+  | {
+      readonly type: 'error';
+      readonly error: JsonRpcErrorObject;
+      /**
+       * The error came with `id: null` (or none). JSON-RPC allows this when the server
+       * could not read the id; gateways also answer rate limits this way.
+       */
+      readonly idNull: boolean;
+    }
+  | { readonly type: 'violation'; readonly reason: EnvelopeViolation };
+
+/**
+ * Serializes one request. `id` is the pool's monotonically increasing integer;
+ * `params` may hold `bigint`s (written as JSON integers) and is omitted when undefined.
+ *
+ * @throws TypeError for a non-integer id or params that are not JSON-representable.
+ */
+export function buildRequestBody(id: number, method: string, params?: unknown): string {
+  if (!Number.isSafeInteger(id) || id < 0) {
+    throw new TypeError('JSON-RPC id must be a non-negative safe integer');
+  }
+  const head = `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)}`;
+  return params === undefined ? `${head}}` : `${head},"params":${stringifyJson(params)}}`;
+}
+
+const errorObjectSchema = z.object({
+  code: z.int(),
+  message: z.string().optional().catch(undefined),
+  data: z.unknown(),
+});
+
+const violation = (reason: EnvelopeViolation): ResponseEnvelope => ({ type: 'violation', reason });
+
+/**
+ * Reads one response body for the request with id `expectedId`. Integers above 2^53 in
+ * the result come back as exact `bigint`s.
+ */
+export function parseResponseEnvelope(text: string, expectedId: number): ResponseEnvelope {
+  const start = firstNonWhitespace(text);
+  if (start === text.length) return violation('empty');
+  const first = text.charCodeAt(start);
+  if (first === LT) return violation('html');
+
+  let parsed: unknown;
+  try {
+    // A UTF-8 byte-order mark is not JSON whitespace; tolerate it.
+    parsed = parseJsonExact(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch {
+    return violation((first === LBRACE || first === LBRACKET) && isTruncated(text, start) ? 'truncated' : 'not-json');
+  }
+  if (Array.isArray(parsed)) return violation('batch-where-single');
+  if (typeof parsed !== 'object' || parsed === null) return violation('not-an-object');
+  const body = parsed as Record<string, unknown>;
+
+  // `error: null` next to a result is a common non-conformance, not an error.
+  const hasError = Object.hasOwn(body, 'error') && body['error'] !== null;
+  const hasResult = Object.hasOwn(body, 'result');
+  const id = body['id'];
+  const idIsNull = id === null || id === undefined;
+  const idMatches = id === expectedId || id === String(expectedId);
+
+  if (hasError) {
+    // JSON-RPC 1.0 style `result: null` beside an error: read it as the error.
+    if (hasResult && body['result'] !== null) return violation('both-result-and-error');
+    if (!idIsNull && !idMatches) return violation('id-mismatch');
+    const checked = errorObjectSchema.safeParse(body['error']);
+    if (!checked.success) return violation('malformed-error');
+    const { code, message, data } = checked.data;
+    const error: JsonRpcErrorObject =
+      data === undefined ? { code, message: message ?? '' } : { code, message: message ?? '', data };
+    return { type: 'error', error, idNull: idIsNull };
+  }
+  if (!hasResult) return violation('neither');
+  if (idIsNull) return violation('id-null');
+  if (!idMatches) return violation('id-mismatch');
+  return { type: 'result', result: body['result'] };
+}
+
+const LT = 0x3c;
+const LBRACE = 0x7b;
+const LBRACKET = 0x5b;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+function firstNonWhitespace(text: string): number {
+  let i = 0;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09 && c !== 0xfeff) break;
+    i++;
+  }
+  return i;
+}
+
+/**
+ * A body that failed to parse is "truncated" when it ends inside a string or with
+ * brackets still open: the JSON was cut off (a dropped connection, a proxy limit), as
+ * opposed to text that was never JSON.
+ */
+function isTruncated(text: string, start: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) {
+      inString = true;
+    } else if (c === LBRACE || c === LBRACKET) {
+      depth++;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return inString || depth > 0;
+}

@@ -1,0 +1,73 @@
+/**
+ * JSON with exact integers (DESIGN §4.6). Lamports, wei and slots are u64/u128; routing
+ * them through a JS `number` silently rounds anything above 2^53. Integers that a
+ * `number` cannot hold exactly come back as `bigint`; every other number stays a
+ * `number`, so consumers see the same values `JSON.parse` would give them.
+ *
+ * Cost: an unsafe integer needs at least 16 digits (2^53 = 9007199254740992), so a body
+ * with no run of 16 digits cannot contain one and goes straight to the native
+ * `JSON.parse`. Only bodies with such a run pay for the lossless parser.
+ */
+import { parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
+
+const LONG_DIGIT_RUN = /\d{16,}/;
+const INTEGER_TEXT = /^-?\d+$/;
+
+function parseNumberExact(text: string): number | bigint {
+  const value = Number(text);
+  if (INTEGER_TEXT.test(text) && !Number.isSafeInteger(value)) {
+    return BigInt(text);
+  }
+  // Floats (and exponent forms such as 1e30) keep JSON.parse semantics, `-0` included.
+  return value;
+}
+
+/** JSON.parse keeps the last of duplicate keys; lossless-json would throw. Match JSON.parse. */
+function keepLastDuplicate(info: { newValue: unknown }): unknown {
+  return info.newValue;
+}
+
+/**
+ * Parses JSON text, returning integers outside the safe range as exact `bigint`s.
+ *
+ * @throws SyntaxError when `text` is not valid JSON.
+ */
+export function parseJsonExact(text: string): unknown {
+  if (!LONG_DIGIT_RUN.test(text)) {
+    return JSON.parse(text) as unknown;
+  }
+  return parseLossless(text, null, {
+    parseNumber: parseNumberExact,
+    onDuplicateKey: keepLastDuplicate,
+  });
+}
+
+function containsBigInt(value: unknown, depth: number): boolean {
+  if (typeof value === 'bigint') return true;
+  if (typeof value !== 'object' || value === null || depth > 64) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (containsBigInt(item, depth + 1)) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && containsBigInt((value as Record<string, unknown>)[key], depth + 1)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Serializes a value as JSON, writing `bigint`s as plain JSON integers (u64 request
+ * parameters, e.g. `minContextSlot`). Values without a `bigint` use the native
+ * `JSON.stringify`.
+ *
+ * @throws TypeError when `value` cannot be represented as JSON (e.g. `undefined`).
+ */
+export function stringifyJson(value: unknown): string {
+  const text = containsBigInt(value, 0) ? stringifyLossless(value) : JSON.stringify(value);
+  if (text === undefined) {
+    throw new TypeError('value is not representable as JSON');
+  }
+  return text;
+}

@@ -1,0 +1,214 @@
+import type { RoleState } from '../admission/role-state.js';
+import type { Clock, TimerHandle } from '../clock.js';
+import { TransportError } from '../errors/transport-error.js';
+import type { RequestKind } from '../retry/causes.js';
+import type { TierRotation } from './tier-rotation.js';
+
+/** The roles of one priority tier of one kind, with their rotation. */
+export interface Tier {
+  readonly tier: number;
+  readonly members: readonly RoleState[];
+  readonly rotation: TierRotation;
+}
+
+/** Every role serving one kind, by tier, plus the FIFO queue of waiting calls. */
+export interface KindGroup {
+  readonly kind: RequestKind;
+  readonly roles: readonly RoleState[];
+  readonly tiers: readonly Tier[];
+  /** Smallest `requestTimeoutMs` among the roles: the default deadline. */
+  readonly minTimeoutMs: number;
+  readonly queue: Waiter[];
+  wakeTimer: TimerHandle | undefined;
+  wakeAtMs: number;
+}
+
+export interface AdmissionRequest {
+  readonly group: KindGroup;
+  /** Only this role may admit (an explicit `endpoint` pin): never filtered away. */
+  readonly pin: RoleState | undefined;
+  /** Endpoints to use only when no other candidate can admit (retries prefer a different endpoint). */
+  readonly avoid: ReadonlySet<string> | undefined;
+  readonly deadlineMs: number;
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal | undefined;
+}
+
+interface Waiter {
+  readonly request: AdmissionRequest;
+  readonly resolve: (role: RoleState) => void;
+  readonly reject: (error: unknown) => void;
+  deadlineTimer: TimerHandle | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+/** Hooks into reputation and the host breaker, so admission stays independent of both. */
+export interface CandidateFilter {
+  /** True when the role must be skipped now (reputation cooldown, below threshold, broken host). */
+  isExcluded(role: RoleState, nowMs: number): boolean;
+  /** Earliest instant at which an excluded role may return (cooldown end, breaker expiry). */
+  excludedUntil(role: RoleState, nowMs: number): number;
+  /** Pool-collapse guard: when every candidate is excluded, which of them may still be tried. */
+  collapseGuard(roles: readonly RoleState[], nowMs: number): readonly RoleState[];
+  /** Called before each trial so cached state (cooldown ends) can settle. */
+  settle(role: RoleState, nowMs: number): void;
+}
+
+export function abortedError(signal: AbortSignal | undefined): TransportError<'ABORTED'> {
+  return new TransportError('ABORTED', 'The call was aborted by the caller', { context: {}, cause: signal?.reason });
+}
+
+/**
+ * The admission loop (DESIGN §4.1): try candidates in order (tier ↑, reputation band,
+ * rotation); when none admits, wait FIFO per kind for the earliest refill, cooldown end,
+ * permit release or exclusion expiry — never past the deadline.
+ */
+export class Admission {
+  private readonly clock: Clock;
+  private readonly filter: CandidateFilter;
+  private wakeAtScratch = Number.POSITIVE_INFINITY;
+
+  constructor(clock: Clock, filter: CandidateFilter) {
+    this.clock = clock;
+    this.filter = filter;
+  }
+
+  acquire(request: AdmissionRequest): Promise<RoleState> {
+    if (request.signal?.aborted) return Promise.reject(abortedError(request.signal));
+    const { group } = request;
+    if (group.queue.length === 0) {
+      const role = this.tryAdmit(request, this.clock.now());
+      if (role) return Promise.resolve(role);
+    }
+    return new Promise<RoleState>((resolve, reject) => {
+      const waiter: Waiter = { request, resolve, reject, deadlineTimer: undefined, onAbort: undefined };
+      group.queue.push(waiter);
+      const remaining = request.deadlineMs - this.clock.now();
+      waiter.deadlineTimer = this.clock.setTimer(() => {
+        this.remove(waiter);
+        reject(
+          new TransportError('DEADLINE_EXCEEDED', `No endpoint could admit a '${group.kind}' call within ${request.timeoutMs} ms`, {
+            context: { timeoutMs: request.timeoutMs },
+          }),
+        );
+      }, remaining);
+      if (request.signal) {
+        const signal = request.signal;
+        waiter.onAbort = () => {
+          this.remove(waiter);
+          reject(abortedError(signal));
+        };
+        signal.addEventListener('abort', waiter.onAbort, { once: true });
+      }
+      this.drain(group);
+    });
+  }
+
+  /** Re-runs the trial for waiters of `group` in FIFO order (after a release, refill or cooldown end). */
+  drain(group: KindGroup): void {
+    if (group.queue.length === 0) return;
+    const now = this.clock.now();
+    let wakeAt = Number.POSITIVE_INFINITY;
+    for (const waiter of [...group.queue]) {
+      const role = this.tryAdmit(waiter.request, now);
+      if (role) {
+        this.remove(waiter);
+        waiter.resolve(role);
+      } else {
+        wakeAt = Math.min(wakeAt, this.wakeAtScratch);
+      }
+    }
+    this.schedule(group, wakeAt);
+  }
+
+  /** Rejects every waiter (pool close). */
+  rejectAll(group: KindGroup, error: () => unknown): void {
+    for (const waiter of [...group.queue]) {
+      this.remove(waiter);
+      waiter.reject(error());
+    }
+    group.wakeTimer?.cancel();
+    group.wakeTimer = undefined;
+  }
+
+  private schedule(group: KindGroup, wakeAtMs: number): void {
+    if (group.queue.length === 0 || !Number.isFinite(wakeAtMs)) {
+      group.wakeTimer?.cancel();
+      group.wakeTimer = undefined;
+      group.wakeAtMs = Number.POSITIVE_INFINITY;
+      return;
+    }
+    if (group.wakeTimer && group.wakeAtMs <= wakeAtMs) return;
+    group.wakeTimer?.cancel();
+    group.wakeAtMs = wakeAtMs;
+    group.wakeTimer = this.clock.setTimer(() => {
+      group.wakeTimer = undefined;
+      group.wakeAtMs = Number.POSITIVE_INFINITY;
+      this.drain(group);
+    }, wakeAtMs - this.clock.now());
+  }
+
+  private remove(waiter: Waiter): void {
+    const queue = waiter.request.group.queue;
+    const index = queue.indexOf(waiter);
+    if (index >= 0) queue.splice(index, 1);
+    waiter.deadlineTimer?.cancel();
+    if (waiter.onAbort) waiter.request.signal?.removeEventListener('abort', waiter.onAbort);
+    if (queue.length === 0) this.schedule(waiter.request.group, Number.POSITIVE_INFINITY);
+  }
+
+  /**
+   * One trial over the candidates. Returns the admitting role, or undefined with the
+   * earliest useful wake-up instant left in `wakeAtScratch`.
+   */
+  private tryAdmit(request: AdmissionRequest, now: number): RoleState | undefined {
+    this.wakeAtScratch = Number.POSITIVE_INFINITY;
+    if (request.pin) return this.tryRole(request.pin, now) ? request.pin : undefined;
+    const tiers = request.group.tiers;
+    const avoid = request.avoid !== undefined && request.avoid.size > 0 ? request.avoid : undefined;
+    let eligibleSeen = false;
+    for (const tier of tiers) {
+      const members = tier.members;
+      const rotation = tier.rotation;
+      rotation.begin();
+      // Best reputation band first; a blocked candidate never blocks its peers or lower tiers.
+      for (let band = 0; band < 3; band++) {
+        for (let i = 0; i < rotation.size; i++) {
+          const index = rotation.at(i);
+          const role = members[index]!;
+          if (role.band !== band) continue;
+          if (this.filter.isExcluded(role, now)) {
+            this.wakeAtScratch = Math.min(this.wakeAtScratch, this.filter.excludedUntil(role, now));
+            continue;
+          }
+          eligibleSeen = true;
+          if (avoid?.has(role.endpointId)) continue;
+          if (this.tryRole(role, now)) {
+            rotation.commit(index);
+            return role;
+          }
+        }
+      }
+    }
+    if (avoid) {
+      for (const role of request.group.roles) {
+        if (avoid.has(role.endpointId) && role.band < 3 && !this.filter.isExcluded(role, now) && this.tryRole(role, now)) return role;
+      }
+    }
+    if (!eligibleSeen) {
+      // Pool-collapse guard: every candidate is excluded; keep the least bad rather than fail.
+      for (const role of this.filter.collapseGuard(request.group.roles, now)) {
+        if (this.tryRole(role, now)) return role;
+      }
+    }
+    return undefined;
+  }
+
+  private tryRole(role: RoleState, now: number): boolean {
+    this.filter.settle(role, now);
+    const blockedUntil = role.tryAdmit(now);
+    if (blockedUntil === 0) return true;
+    if (blockedUntil < this.wakeAtScratch) this.wakeAtScratch = blockedUntil;
+    return false;
+  }
+}

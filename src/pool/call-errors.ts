@@ -1,0 +1,105 @@
+import { TransportError, type AttemptRecord } from '../errors/transport-error.js';
+import type { TransportErrorCode } from '../errors/codes.js';
+import type { ClassifiedFailure } from '../http/outcome.js';
+import { solanaSignatureFromSendParams } from '../jsonrpc/transaction-id.js';
+import type { RetryClass } from '../retry/causes.js';
+import type { RetryStopReason } from '../retry/evaluate.js';
+
+/** What a call knows when it fails. */
+export interface FailedCall {
+  readonly method: string;
+  readonly params: readonly unknown[];
+  readonly retryClass: RetryClass;
+  readonly attempts: readonly AttemptRecord[];
+  readonly redact: (text: string) => string;
+}
+
+function redactValue(value: unknown, redact: (text: string) => string, depth = 0): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (depth > 8 || typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, redact, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactValue(item, redact, depth + 1)]));
+}
+
+function summary(attempts: readonly AttemptRecord[]): string {
+  if (attempts.length === 0) return '';
+  const parts = attempts.map((a) => `${a.endpointId}: ${a.cause ?? 'ok'}${a.status === undefined ? '' : ` ${a.status}`}`);
+  return ` [attempts: ${parts.join(', ')}]`;
+}
+
+/** The sent transaction's id, for reconciliation after an ambiguous send. */
+function signatureOf(call: FailedCall): string | undefined {
+  return call.method === 'sendTransaction' ? solanaSignatureFromSendParams(call.params) : undefined;
+}
+
+/** An ambiguous send: it may have reached a node, so it was not sent again. */
+function ambiguous(call: FailedCall, endpointId: string | undefined, cause: unknown, why: string): TransportError<'AMBIGUOUS_DISPATCH'> {
+  const signature = signatureOf(call);
+  const reconcile = signature === undefined ? '' : ` Reconcile with getSignatureStatuses for signature ${signature}.`;
+  return new TransportError(
+    'AMBIGUOUS_DISPATCH',
+    `${call.method} may have reached endpoint '${endpointId ?? 'unknown'}' (${why}); it was not sent again.${reconcile}${summary(call.attempts)}`,
+    { context: signature === undefined ? {} : { signature }, method: call.method, endpointId, attempts: call.attempts, cause },
+  );
+}
+
+function lastWasAmbiguousSend(call: FailedCall): boolean {
+  return call.retryClass === 'never-after-dispatch' && call.attempts.at(-1)?.dispatch === 'dispatched-ambiguous';
+}
+
+/**
+ * Adds the call's method and attempts to an error raised while waiting (admission,
+ * backoff, close), and turns an abort after an ambiguous send into `AMBIGUOUS_DISPATCH`:
+ * the caller must learn that the transaction may have landed.
+ */
+export function failWhileWaiting(error: unknown, call: FailedCall, signal: AbortSignal): TransportError {
+  const reason: unknown = signal.aborted ? signal.reason : undefined;
+  const base = error instanceof TransportError ? error : new TransportError('ABORTED', 'The call was aborted by the caller', { context: {}, cause: error });
+  const closed = reason instanceof TransportError && reason.code === 'POOL_CLOSED' ? reason : undefined;
+  const source = closed ?? base;
+  if (lastWasAmbiguousSend(call) && (source.code === 'ABORTED' || source.code === 'POOL_CLOSED')) {
+    return ambiguous(call, call.attempts.at(-1)?.endpointId, source, 'the call was cancelled after it was written');
+  }
+  return new TransportError(source.code, `${source.message}${summary(call.attempts)}`, {
+    context: source.context,
+    method: call.method,
+    endpointId: call.attempts.at(-1)?.endpointId,
+    attempts: call.attempts,
+    cause: source.cause ?? (source === base ? undefined : source),
+  } as never);
+}
+
+/** The error for a call whose last attempt failed and may not be retried. */
+export function finalError(reason: RetryStopReason, failure: ClassifiedFailure, call: FailedCall, endpointId: string, timeoutMs: number): TransportError {
+  const common = { method: call.method, endpointId, attempts: call.attempts };
+  const make = <C extends TransportErrorCode>(code: C, message: string, context: TransportError<C>['context']) =>
+    new TransportError(code, `${message}${summary(call.attempts)}`, { ...common, context } as never);
+
+  if (reason === 'ambiguous-dispatch') return ambiguous(call, endpointId, undefined, failure.detail);
+  if (reason === 'deadline' || (failure.cause === 'timeout' && reason !== 'budget-exhausted')) {
+    return make('DEADLINE_EXCEEDED', `${call.method} did not complete within ${Math.round(timeoutMs)} ms`, { timeoutMs });
+  }
+  if (reason === 'budget-exhausted') {
+    return make('RETRIES_EXHAUSTED', `${call.method} failed after ${call.attempts.length} attempts`, { lastCause: failure.cause });
+  }
+  if (failure.rpcCode !== undefined && (failure.cause === 'rpc-application' || failure.cause === 'capability' || failure.cause === 'request')) {
+    const rpcMessage = call.redact(failure.rpcMessage ?? '');
+    const rpcData = redactValue(failure.rpcData, call.redact);
+    return make('RPC_ERROR', `${call.method} failed with JSON-RPC error ${failure.rpcCode}: ${rpcMessage}`, {
+      rpcCode: failure.rpcCode,
+      rpcMessage,
+      ...(rpcData === undefined ? {} : { rpcData }),
+    });
+  }
+  switch (failure.cause) {
+    case 'rate-limited':
+      return make('RATE_LIMITED', `${call.method} was rate limited by endpoint '${endpointId}'`, failure.providerDelayMs === undefined ? {} : { retryAfterMs: failure.providerDelayMs });
+    case 'invalid-response':
+      return make('INVALID_RESPONSE', `${call.method} got an invalid response from endpoint '${endpointId}' (${failure.detail})`, { reason: failure.detail });
+    default:
+      if (failure.status !== undefined && failure.status >= 400) {
+        return make('HTTP_ERROR', `${call.method} failed with HTTP ${failure.status} from endpoint '${endpointId}'`, { status: failure.status });
+      }
+      return make('RETRIES_EXHAUSTED', `${call.method} failed (${failure.cause}, ${failure.detail})`, { lastCause: failure.cause });
+  }
+}

@@ -1,0 +1,119 @@
+import type { DispatchState, FailureCause, RequestKind } from '../retry/causes.js';
+
+interface EventBase {
+  /** Monotonic time of the event, in ms (the pool's clock). */
+  readonly atMs: number;
+}
+
+interface CallEventBase extends EventBase {
+  readonly endpointId: string;
+  readonly kind: RequestKind;
+  readonly method: string;
+  /** 1 for the first attempt of the call. */
+  readonly attempt: number;
+}
+
+export interface AttemptEvent extends CallEventBase {}
+export interface SuccessEvent extends CallEventBase {
+  readonly latencyMs: number;
+}
+export interface FailureEvent extends CallEventBase {
+  readonly cause: FailureCause;
+  readonly dispatch: DispatchState;
+  readonly status: number | undefined;
+  readonly rpcCode: number | undefined;
+  readonly latencyMs: number;
+  /** Short, secret-free description (`http-502`, `html-body`, `id-mismatch`, …). */
+  readonly detail: string;
+}
+export interface RateLimitedEvent extends EventBase {
+  readonly endpointId: string;
+  readonly kind: RequestKind;
+  readonly providerDelayMs: number | undefined;
+  readonly cooldownMs: number;
+}
+export interface CooldownEvent extends EventBase {
+  readonly endpointId: string;
+  readonly kind: RequestKind;
+  readonly phase: 'start' | 'end';
+  /** For `start`: how long the role is paused. */
+  readonly durationMs?: number;
+}
+export interface BreakerEvent extends EventBase {
+  /** Endpoints on the affected host (the hostname itself may hide a key, so it is never shown). */
+  readonly endpointIds: readonly string[];
+  readonly operator: string;
+  readonly state: 'open' | 'closed';
+  /** For `open`: how long the host stays broken. */
+  readonly openForMs?: number;
+}
+export interface ReshapeEvent extends EventBase {
+  readonly kind: RequestKind;
+  readonly tier: number;
+  readonly maxOperatorShare: number;
+  readonly operators: readonly { readonly operator: string; readonly members: number; readonly naturalShare: number; readonly cappedShare: number }[];
+}
+export interface ReputationEvent extends EventBase {
+  readonly endpointId: string;
+  readonly change: 'band' | 'cooldown-start' | 'cooldown-end';
+  readonly score: number;
+  readonly band: string;
+  readonly detector?: string;
+  readonly cooldownMs?: number;
+}
+
+export interface PoolEventMap {
+  attempt: AttemptEvent;
+  success: SuccessEvent;
+  failure: FailureEvent;
+  'rate-limited': RateLimitedEvent;
+  cooldown: CooldownEvent;
+  breaker: BreakerEvent;
+  reshape: ReshapeEvent;
+  reputation: ReputationEvent;
+}
+
+export type PoolEventName = keyof PoolEventMap;
+export type PoolEventListener<E extends PoolEventName> = (event: PoolEventMap[E]) => void;
+
+/**
+ * A tiny typed emitter. Listener exceptions are swallowed: a broken metrics hook must never
+ * fail a call or corrupt pool state (and the library never writes to the console).
+ */
+export class PoolEvents {
+  private readonly listeners = new Map<PoolEventName, Set<(event: never) => void>>();
+
+  on<E extends PoolEventName>(name: E, listener: PoolEventListener<E>): () => void {
+    let set = this.listeners.get(name);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(name, set);
+    }
+    set.add(listener as (event: never) => void);
+    return () => {
+      set.delete(listener as (event: never) => void);
+    };
+  }
+
+  /** True when someone listens: lets hot paths skip building event objects. */
+  has(name: PoolEventName): boolean {
+    const set = this.listeners.get(name);
+    return set !== undefined && set.size > 0;
+  }
+
+  emit<E extends PoolEventName>(name: E, event: PoolEventMap[E]): void {
+    const set = this.listeners.get(name);
+    if (!set || set.size === 0) return;
+    for (const listener of [...set]) {
+      try {
+        (listener as PoolEventListener<E>)(event);
+      } catch {
+        // Deliberately ignored; see the class comment.
+      }
+    }
+  }
+
+  clear(): void {
+    this.listeners.clear();
+  }
+}

@@ -1,0 +1,212 @@
+import { RoleState } from '../admission/role-state.js';
+import { systemClock, systemRandom, type Clock, type Random } from '../clock.js';
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_RETRY,
+  normalizeEndpoints,
+  type NormalizedEndpoint,
+} from '../config/normalize.js';
+import type { HttpTransportPoolOptions, MethodClassification } from '../config/types.js';
+import { createRedactor, secretFragments } from '../errors/redact.js';
+import { TransportError } from '../errors/transport-error.js';
+import type { HttpExecutor } from '../http/executor.js';
+import type { ClassifiedFailure } from '../http/outcome.js';
+import { createUndiciExecutor } from '../http/undici-executor.js';
+import { classifyMethod } from '../jsonrpc/method-table.js';
+import type { FailureCause, RequestKind, RetryClass } from '../retry/causes.js';
+import type { TransportRetrySettings } from '../retry/evaluate.js';
+import { abortedError, Admission, type KindGroup } from './admission.js';
+import { PoolEvents, type PoolEventListener, type PoolEventName } from './events.js';
+import { PoolHealth } from './pool-health.js';
+import { HttpRequestPermit, type PermitHost } from './permit.js';
+import { runRequest } from './request-loop.js';
+import type { RequestOptions, RpcRequester } from './request-options.js';
+import { buildSnapshot, type PoolSnapshot } from './snapshot.js';
+import { buildKindGroups } from './topology.js';
+
+/** Options of `acquireForMethod` / `acquireForRequestKind`. */
+export interface AcquireOptions {
+  /** Deadline for admission, in ms. @default the smallest `requestTimeoutMs` among compatible roles */
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+  /** Pin to one endpoint id. */
+  readonly endpoint?: string;
+}
+
+/** @internal Everything the request loop needs from the pool. */
+export interface PoolInternals {
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly executor: HttpExecutor;
+  readonly events: PoolEvents;
+  readonly retry: TransportRetrySettings;
+  readonly maxResponseBytes: number;
+  readonly redact: (text: string) => string;
+  readonly inFlightCalls: Set<AbortController>;
+  nextId(): number;
+  acquire(kind: RequestKind, options: AcquireOptions, avoid?: ReadonlySet<string>): Promise<HttpRequestPermit>;
+  classify(method: string, options: RequestOptions): MethodClassification & { readonly retryClass: RetryClass };
+  hasAlternative(kind: RequestKind, avoid: ReadonlySet<string>, pinned: string | undefined): boolean;
+}
+
+/**
+ * One in-process pool of JSON-RPC HTTP endpoints: admission (tiers, rotation, RPS/burst,
+ * concurrency, rate-limit cooldowns) under one deadline per call, reputation, an operator
+ * cap, and retries that never resend a call that may already have reached a node.
+ */
+export class HttpTransportPool implements RpcRequester, AsyncDisposable {
+  readonly #clock: Clock;
+  readonly #events = new PoolEvents();
+  readonly #endpoints: readonly NormalizedEndpoint[];
+  readonly #roles: readonly RoleState[];
+  readonly #groups: ReadonlyMap<RequestKind, KindGroup>;
+  readonly #admission: Admission;
+  readonly #health: PoolHealth;
+  readonly #internals: PoolInternals;
+  readonly #methods: Readonly<Record<string, MethodClassification>>;
+  #closed = false;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: HttpTransportPoolOptions) {
+    this.#endpoints = normalizeEndpoints(options);
+    this.#clock = options.clock ?? systemClock;
+    const random = options.random ?? systemRandom;
+    const now = this.#clock.now();
+    this.#roles = this.#endpoints.flatMap((endpoint) => endpoint.roles.map((role) => new RoleState(endpoint, role, now)));
+    this.#health = new PoolHealth(options, this.#endpoints, this.#roles, this.#events, this.#clock);
+    this.#groups = buildKindGroups(this.#roles, random, options.concentration?.maxOperatorShare, this.#events, now);
+    this.#admission = new Admission(this.#clock, this.#health);
+    this.#methods = options.methods ?? {};
+    const fragments = secretFragments(
+      this.#endpoints.map((e) => e.url),
+      this.#endpoints.flatMap((e) => Object.values(e.headers)),
+    );
+    let id = 0;
+    const pool = this;
+    this.#internals = {
+      clock: this.#clock,
+      random,
+      executor: options.executor ?? createUndiciExecutor(),
+      events: this.#events,
+      retry: { ...DEFAULT_RETRY, ...options.retry },
+      maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      redact: createRedactor(fragments),
+      inFlightCalls: new Set(),
+      nextId: () => (id = id >= Number.MAX_SAFE_INTEGER ? 1 : id + 1),
+      acquire: (kind, acquireOptions, avoid) => pool.#acquire(kind, acquireOptions, avoid),
+      classify: (method, requestOptions) => pool.#classify(method, requestOptions),
+      hasAlternative: (kind, avoid, pinned) => pool.#hasAlternative(kind, avoid, pinned),
+    };
+  }
+
+  /**
+   * Sends one JSON-RPC call through the pool and resolves with its `result` (integers
+   * above 2^53 as exact `bigint`). Rejects with a `TransportError` carrying every attempt.
+   */
+  request(method: string, params: readonly unknown[] = [], options: RequestOptions = {}): Promise<unknown> {
+    return runRequest(this.#internals, method, params, options);
+  }
+
+  /** Waits for admission of one call of `method` (its kind comes from the method table). */
+  acquireForMethod(method: string, options: AcquireOptions = {}): Promise<HttpRequestPermit> {
+    if (typeof method !== 'string' || method.length === 0) {
+      return Promise.reject(new TransportError('INVALID_INPUT', 'method must be a non-empty string', { context: { field: 'method' } }));
+    }
+    return this.#acquire(this.#classify(method, {}).kind, options);
+  }
+
+  /** Waits for admission of one call of `kind` (`read`, `submit`, or a custom kind). */
+  acquireForRequestKind(kind: RequestKind, options: AcquireOptions = {}): Promise<HttpRequestPermit> {
+    return this.#acquire(kind, options);
+  }
+
+  /** Subscribes to an event; returns the unsubscribe function. */
+  on<E extends PoolEventName>(name: E, listener: PoolEventListener<E>): () => void {
+    return this.#events.on(name, listener);
+  }
+
+  /** Per-role and per-endpoint state. Contains endpoint ids and operators only — never a URL, header or key. */
+  snapshot(): PoolSnapshot {
+    return buildSnapshot(this.#endpoints, this.#roles, this.#health, this.#clock.now(), this.#closed);
+  }
+
+  /** Rejects waiting calls with `POOL_CLOSED`, aborts calls in flight, stops every timer and closes connections. */
+  close(): Promise<void> {
+    if (this.#closing) return this.#closing;
+    this.#closed = true;
+    const closedError = () => new TransportError('POOL_CLOSED', 'The pool was closed', { context: {} });
+    for (const group of this.#groups.values()) this.#admission.rejectAll(group, closedError);
+    for (const controller of this.#internals.inFlightCalls) controller.abort(closedError());
+    this.#internals.inFlightCalls.clear();
+    this.#closing = this.#internals.executor.close();
+    return this.#closing;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  #classify(method: string, options: RequestOptions): MethodClassification {
+    const base = classifyMethod(method, this.#methods);
+    return { kind: options.kind ?? base.kind, retryClass: options.retryClass ?? base.retryClass };
+  }
+
+  #hasAlternative(kind: RequestKind, avoid: ReadonlySet<string>, pinned: string | undefined): boolean {
+    if (pinned !== undefined) return false;
+    const group = this.#groups.get(kind);
+    return group !== undefined && group.roles.some((role) => !avoid.has(role.endpointId));
+  }
+
+  #acquire(kind: RequestKind, options: AcquireOptions, avoid?: ReadonlySet<string>): Promise<HttpRequestPermit> {
+    if (this.#closed) return Promise.reject(new TransportError('POOL_CLOSED', 'The pool was closed', { context: {} }));
+    if (options.signal?.aborted) return Promise.reject(abortedError(options.signal));
+    const group = this.#groups.get(kind);
+    const pin = options.endpoint === undefined ? undefined : group?.roles.find((role) => role.endpointId === options.endpoint);
+    if (!group || (options.endpoint !== undefined && !pin)) {
+      const where = options.endpoint === undefined ? '' : ` on endpoint '${options.endpoint}'`;
+      return Promise.reject(
+        new TransportError('NO_ENDPOINT', `No endpoint serves '${kind}' requests${where}`, {
+          context: options.endpoint === undefined ? { kind } : { kind, pinnedEndpoint: options.endpoint },
+        }),
+      );
+    }
+    const timeoutMs = options.timeoutMs ?? (pin ? pin.settings.requestTimeoutMs : group.minTimeoutMs);
+    if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
+      return Promise.reject(new TransportError('INVALID_INPUT', 'timeoutMs must be a finite number > 0', { context: { field: 'timeoutMs' } }));
+    }
+    const deadlineMs = this.#clock.now() + timeoutMs;
+    return this.#admission
+      .acquire({ group, pin, avoid, deadlineMs, timeoutMs, signal: options.signal })
+      .then((role) => new HttpRequestPermit(role, this.#permitHost, deadlineMs));
+  }
+
+  readonly #permitHost: PermitHost = {
+    onSuccess: (role, latencyMs) => {
+      role.recordSuccess();
+      this.#health.recordSuccess(role, latencyMs);
+    },
+    onFailure: (role, cause: FailureCause, failure: ClassifiedFailure | undefined) => {
+      role.recordFailure();
+      this.#health.recordFailure(role, cause, failure);
+      if (failure?.providerDelayMs !== undefined && cause !== 'rate-limited') this.#startCooldown(role, failure.providerDelayMs, false);
+    },
+    onRateLimited: (role, providerDelayMs) => {
+      this.#health.recordFailure(role, 'rate-limited', undefined);
+      this.#startCooldown(role, providerDelayMs, true);
+    },
+    onRelease: (role) => {
+      role.release();
+      const group = this.#groups.get(role.settings.kind);
+      if (group) this.#admission.drain(group);
+    },
+  };
+
+  #startCooldown(role: RoleState, providerDelayMs: number | undefined, rateLimited: boolean): void {
+    const now = this.#clock.now();
+    const before = role.availability;
+    const cooldownMs = rateLimited ? role.recordRateLimited(now, providerDelayMs) : role.startCooldown(now, providerDelayMs);
+    const kind = role.settings.kind;
+    if (rateLimited) this.#events.emit('rate-limited', { atMs: now, endpointId: role.endpointId, kind, providerDelayMs, cooldownMs });
+    if (before !== 'rate-limited') this.#events.emit('cooldown', { atMs: now, endpointId: role.endpointId, kind, phase: 'start', durationMs: cooldownMs });
+  }
+}

@@ -1,0 +1,170 @@
+import { sleep } from '../clock.js';
+import { TransportError, type AttemptRecord } from '../errors/transport-error.js';
+import { classifyOutcome } from '../http/classify.js';
+import type { RawOutcome } from '../http/executor.js';
+import type { AbortReason, ClassifiedFailure } from '../http/outcome.js';
+import { buildRequestBody } from '../jsonrpc/envelope.js';
+import { evaluateTransportRetry } from '../retry/evaluate.js';
+import type { RequestKind } from '../retry/causes.js';
+import { failWhileWaiting, finalError, type FailedCall } from './call-errors.js';
+import type { PoolInternals } from './http-transport-pool.js';
+import { permitRole, type HttpRequestPermit } from './permit.js';
+import type { RequestOptions } from './request-options.js';
+
+interface CallContext extends FailedCall {
+  readonly kind: RequestKind;
+  readonly attempts: AttemptRecord[];
+}
+
+type AttemptResult = { readonly ok: true; readonly result: unknown } | ClassifiedFailure;
+
+function invalidInput(field: string, message: string): TransportError<'INVALID_INPUT'> {
+  return new TransportError('INVALID_INPUT', message, { context: { field } });
+}
+
+/**
+ * One call: acquire → execute → classify → record → decide, until a result, a final
+ * failure, or the deadline. Every wait (admission, backoff, the attempt itself) is
+ * bounded by the one deadline and cancelled by the caller's signal.
+ */
+export async function runRequest(pool: PoolInternals, method: string, params: readonly unknown[], options: RequestOptions): Promise<unknown> {
+  if (typeof method !== 'string' || method.length === 0) throw invalidInput('method', 'method must be a non-empty string');
+  if (!Array.isArray(params)) throw invalidInput('params', 'params must be an array');
+  const { kind, retryClass } = pool.classify(method, options);
+  const clock = pool.clock;
+  const startedAt = clock.now();
+  const attempts: AttemptRecord[] = [];
+  const call: CallContext = { method, params, kind, retryClass, attempts, redact: pool.redact };
+  const avoid = new Set<string>();
+  // One controller for the whole call, so pool.close() can abort it.
+  const callController = new AbortController();
+  const onCallerAbort = () => callController.abort(options.signal?.reason);
+  options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+  if (options.signal?.aborted) onCallerAbort();
+  pool.inFlightCalls.add(callController);
+  let deadlineMs = Number.POSITIVE_INFINITY;
+  try {
+    for (let attempt = 1; ; attempt++) {
+      const remaining = deadlineMs - clock.now();
+      const acquireOptions = {
+        signal: callController.signal,
+        ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
+        ...(attempt === 1 ? (options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) : { timeoutMs: remaining }),
+      };
+      let permit: HttpRequestPermit;
+      try {
+        permit = await pool.acquire(kind, acquireOptions, avoid);
+      } catch (error) {
+        throw failWhileWaiting(error, call, callController.signal);
+      }
+      if (attempt === 1) deadlineMs = permit.deadlineMs;
+      const failure = await runAttempt(pool, permit, call, attempt, callController.signal);
+      if (failure.ok) return failure.result;
+      if (failure.cause === 'aborted') throw failWhileWaiting(undefined, call, callController.signal);
+      const decision = evaluateTransportRetry({
+        cause: failure.cause,
+        dispatch: failure.dispatch,
+        retryClass,
+        attempt,
+        settings: pool.retry,
+        providerDelayMs: failure.providerDelayMs,
+        remainingMs: deadlineMs - clock.now(),
+        random: pool.random,
+      });
+      if (!decision.retry) throw finalError(decision.reason, failure, call, permit.endpointId, deadlineMs - startedAt);
+      avoid.add(permit.endpointId);
+      // Failing over to another endpoint is immediate; backoff applies when only endpoints that already failed remain.
+      if (!pool.hasAlternative(kind, avoid, options.endpoint)) {
+        try {
+          await sleep(clock, decision.delayMs, callController.signal);
+        } catch (error) {
+          throw failWhileWaiting(error, call, callController.signal);
+        }
+      }
+    }
+  } finally {
+    options.signal?.removeEventListener('abort', onCallerAbort);
+    pool.inFlightCalls.delete(callController);
+  }
+}
+
+/** Runs one attempt on `permit`, records its outcome and releases the permit. */
+async function runAttempt(
+  pool: PoolInternals,
+  permit: HttpRequestPermit,
+  call: CallContext,
+  attempt: number,
+  callSignal: AbortSignal,
+): Promise<AttemptResult> {
+  const { clock, events } = pool;
+  const role = { endpointId: permit.endpointId, kind: call.kind, method: call.method, attempt };
+  const started = clock.now();
+  if (events.has('attempt')) events.emit('attempt', { atMs: started, ...role });
+  const id = pool.nextId();
+  const controller = new AbortController();
+  let abortReason: AbortReason | undefined;
+  const abort = (reason: AbortReason) => {
+    if (abortReason !== undefined) return;
+    abortReason = reason;
+    controller.abort();
+  };
+  const onCallAbort = () => abort('caller');
+  callSignal.addEventListener('abort', onCallAbort, { once: true });
+  const roleState = permitRole(permit);
+  const roleTimeoutMs = roleState.settings.requestTimeoutMs;
+  const untilDeadline = permit.deadlineMs - started;
+  const timer = clock.setTimer(
+    () => abort(untilDeadline <= roleTimeoutMs ? 'deadline' : 'attempt-timeout'),
+    Math.min(roleTimeoutMs, untilDeadline),
+  );
+  let raw: RawOutcome;
+  try {
+    raw = await pool.executor.execute({
+      target: roleState.target,
+      body: buildRequestBody(id, call.method, call.params),
+      signal: controller.signal,
+      maxResponseBytes: pool.maxResponseBytes,
+      avoidStaleSockets: call.retryClass === 'never-after-dispatch',
+    });
+  } catch (error) {
+    // A custom executor broke its contract by throwing; treat it as an ambiguous failure.
+    raw = { type: 'error', kind: abortReason === undefined ? 'other' : 'aborted', dispatched: true, error };
+  } finally {
+    timer.cancel();
+    callSignal.removeEventListener('abort', onCallAbort);
+  }
+  const latencyMs = clock.now() - started;
+  const outcome = classifyOutcome(raw, { method: call.method, id, abortReason, wallNowMs: clock.wallNow() });
+  try {
+    if (outcome.ok) {
+      permit.recordSuccess(latencyMs);
+      if (events.has('success')) events.emit('success', { atMs: clock.now(), ...role, latencyMs });
+      return outcome;
+    }
+    if (outcome.cause === 'rate-limited') permit.recordRateLimited(outcome.providerDelayMs);
+    else permit.recordFailure(outcome.cause, outcome);
+    call.attempts.push({
+      endpointId: permit.endpointId,
+      cause: outcome.cause,
+      dispatch: outcome.dispatch,
+      status: outcome.status,
+      rpcCode: outcome.rpcCode,
+      durationMs: latencyMs,
+    });
+    if (events.has('failure')) {
+      events.emit('failure', {
+        atMs: clock.now(),
+        ...role,
+        cause: outcome.cause,
+        dispatch: outcome.dispatch,
+        status: outcome.status,
+        rpcCode: outcome.rpcCode,
+        latencyMs,
+        detail: outcome.detail,
+      });
+    }
+    return outcome;
+  } finally {
+    permit.release();
+  }
+}

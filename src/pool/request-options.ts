@@ -1,0 +1,23 @@
+import type { RequestKind, RetryClass } from '../retry/causes.js';
+
+/** Options of one `pool.request(...)` call. */
+export interface RequestOptions {
+  /** Deadline for the whole call (admission, every attempt and backoff), in ms. @default the smallest `requestTimeoutMs` among compatible roles */
+  readonly timeoutMs?: number;
+  /** Cancels the call; the error is `ABORTED`. */
+  readonly signal?: AbortSignal;
+  /** Pin the call to one endpoint id (never filtered away by reputation or the cap). */
+  readonly endpoint?: string;
+  /** Override the request kind from the method table. */
+  readonly kind?: RequestKind;
+  /** Override the retry class from the method table. */
+  readonly retryClass?: RetryClass;
+}
+
+/**
+ * Anything that can make a JSON-RPC call: `HttpTransportPool` implements it, and the
+ * typed Solana/EVM clients accept it (so tests can pass a stub).
+ */
+export interface RpcRequester {
+  request(method: string, params: readonly unknown[], options?: RequestOptions): Promise<unknown>;
+}

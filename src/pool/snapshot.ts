@@ -1,0 +1,72 @@
+import type { Availability, RoleState } from '../admission/role-state.js';
+import type { NormalizedEndpoint } from '../config/normalize.js';
+import type { RequestKind } from '../retry/causes.js';
+import type { EndpointReputationView, PoolHealth } from './pool-health.js';
+
+export interface RoleSnapshot {
+  readonly endpointId: string;
+  readonly kind: RequestKind;
+  readonly tier: number;
+  readonly availability: Availability;
+  readonly requestsPerSecond: number | undefined;
+  readonly burstCapacity: number | undefined;
+  /** Tokens in the bucket now (fractional); undefined without a rate limit. */
+  readonly tokens: number | undefined;
+  readonly maxConcurrentRequests: number | undefined;
+  readonly inFlight: number;
+  readonly cooldownRemainingMs: number;
+  readonly successes: number;
+  readonly failures: number;
+  readonly rateLimits: number;
+}
+
+export interface EndpointSnapshot {
+  readonly endpointId: string;
+  readonly operator: string;
+  readonly reputation: EndpointReputationView | undefined;
+  /** Remaining open time of the endpoint's host breaker, in ms (0 = closed). */
+  readonly breakerOpenRemainingMs: number;
+}
+
+/** A point-in-time view of the pool. Contains endpoint ids and operators only — never a URL, header or key. */
+export interface PoolSnapshot {
+  readonly closed: boolean;
+  readonly endpoints: readonly EndpointSnapshot[];
+  readonly roles: readonly RoleSnapshot[];
+}
+
+export function buildSnapshot(
+  endpoints: readonly NormalizedEndpoint[],
+  roles: readonly RoleState[],
+  health: PoolHealth,
+  nowMs: number,
+  closed: boolean,
+): PoolSnapshot {
+  return {
+    closed,
+    endpoints: endpoints.map((endpoint) => ({
+      endpointId: endpoint.id,
+      operator: endpoint.operator,
+      reputation: health.reputationOf(endpoint.id, nowMs),
+      breakerOpenRemainingMs: health.breakerRemainingMs(endpoint.id, nowMs),
+    })),
+    roles: roles.map((role) => {
+      health.settle(role, nowMs);
+      return {
+        endpointId: role.endpointId,
+        kind: role.settings.kind,
+        tier: role.settings.tier,
+        availability: role.availability,
+        requestsPerSecond: role.settings.requestsPerSecond,
+        burstCapacity: role.settings.burstCapacity,
+        tokens: role.bucket?.available(nowMs),
+        maxConcurrentRequests: role.settings.maxConcurrentRequests,
+        inFlight: role.inFlight,
+        cooldownRemainingMs: Math.max(0, role.cooldownUntilMs - nowMs),
+        successes: role.successes,
+        failures: role.failures,
+        rateLimits: role.rateLimits,
+      };
+    }),
+  };
+}

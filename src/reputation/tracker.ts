@@ -1,0 +1,259 @@
+/**
+ * The reputation tracker: applies signals to per-key entries through the score model and
+ * the three detectors, answers eligibility, and reports changes for `reputation` events.
+ * Synchronous and pure apart from the store; every call takes the current monotonic time.
+ */
+import { filterWithCollapseGuard } from './collapse-guard.js';
+import { reputationConfigSchema, type ReputationConfig, type ReputationOptions } from './config.js';
+import {
+  INITIAL_RATE_STATE,
+  INITIAL_STRIKE_STATE,
+  observeRate,
+  observeStrike,
+  type DetectorTrip,
+  type ReputationDetector,
+} from './detectors.js';
+import type { ReputationKey } from './keys.js';
+import {
+  bandRank,
+  bandThresholdsOf,
+  clampScore,
+  recoveredScore,
+  scoreBand,
+  scoreImpact,
+  type BandThresholds,
+  type ReputationBand,
+} from './score.js';
+import type { ReputationSignal } from './signals.js';
+import { createMemoryReputationStore, type ReputationEntry, type ReputationStore } from './store.js';
+
+/** A change worth a `reputation` event. Carries no key, URL or endpoint id; the pool adds the id. */
+export type ReputationChange =
+  | {
+      readonly type: 'band';
+      readonly from: ReputationBand;
+      readonly to: ReputationBand;
+      readonly score: number;
+    }
+  | {
+      readonly type: 'cooldown-started';
+      readonly detector: ReputationDetector;
+      /** End of this detector's cooldown (the key stays benched until every detector's ends). */
+      readonly untilMs: number;
+      readonly durationMs: number;
+      /** Strikes held (strikes) or consecutive trip count n (rate detectors). */
+      readonly level: number;
+    }
+  | {
+      readonly type: 'cooldown-ended';
+      /** When the last running cooldown ended (≤ the `nowMs` at which it was noticed). */
+      readonly atMs: number;
+    };
+
+/** What the pool and `snapshot()` see of one key at one instant. */
+export interface ReputationView {
+  readonly score: number;
+  readonly band: ReputationBand;
+  /** Until the latest of the detectors' cooldowns ends; 0 when none runs. */
+  readonly cooldownRemainingMs: number;
+  readonly strikes: number;
+  /** Critical-rate EWMA since that detector's last trip (0..1). */
+  readonly criticalRate: number;
+  /** Invalid-rate EWMA since that detector's last trip (0..1). */
+  readonly invalidRate: number;
+  /** Score at or above `eligibleScore` and no cooldown running. */
+  readonly eligible: boolean;
+}
+
+export interface CreateReputationTrackerOptions {
+  /** Reputation settings; validated and defaulted with `reputationConfigSchema`. @default {} */
+  readonly config?: ReputationOptions;
+  /** Where entries live. @default createMemoryReputationStore() */
+  readonly store?: ReputationStore;
+}
+
+export interface ReputationTracker {
+  /** The resolved settings. */
+  readonly config: ReputationConfig;
+  /** Applies one signal at `nowMs`; returns the changes it (and elapsed time) caused. */
+  record(key: ReputationKey, signal: ReputationSignal, nowMs: number): readonly ReputationChange[];
+  /**
+   * Reports changes due to time alone (cooldown ended, time-based recovery changed the
+   * band) without a signal — call it when a cooldown's `untilMs` timer fires.
+   */
+  settle(key: ReputationKey, nowMs: number): readonly ReputationChange[];
+  view(key: ReputationKey, nowMs: number): ReputationView;
+  isEligible(key: ReputationKey, nowMs: number): boolean;
+  /** Score as read at `nowMs` (time-based recovery applied). */
+  scoreOf(key: ReputationKey, nowMs: number): number;
+  /** Admission rank of the key's band: 0 good, 1 fair, 2 poor, 3 ineligible. */
+  rankOf(key: ReputationKey, nowMs: number): 0 | 1 | 2 | 3;
+  /** End of the running cooldown (latest detector), or `undefined` when none runs. */
+  cooldownUntil(key: ReputationKey, nowMs: number): number | undefined;
+  /**
+   * Drops candidates in cooldown or below `eligibleScore`. Pool-collapse guard: when that
+   * would drop every candidate, keeps those with the best score instead (ties all kept).
+   * Returns `candidates` itself when none is dropped.
+   */
+  filterEligible<T>(candidates: readonly T[], keyOf: (candidate: T) => ReputationKey, nowMs: number): readonly T[];
+}
+
+const NO_CHANGES: readonly ReputationChange[] = Object.freeze([]);
+
+export function createReputationTracker(options: CreateReputationTrackerOptions = {}): ReputationTracker {
+  const config = reputationConfigSchema.parse(options.config ?? {});
+  const store = options.store ?? createMemoryReputationStore();
+  const bands: BandThresholds = bandThresholdsOf(config);
+
+  const fresh = (nowMs: number): ReputationEntry => ({
+    score: config.initialScore,
+    lastSignalMs: nowMs,
+    strikes: INITIAL_STRIKE_STATE,
+    criticalRate: INITIAL_RATE_STATE,
+    invalidRate: INITIAL_RATE_STATE,
+    reportedBand: scoreBand(config.initialScore, bands),
+    reportedCooldownUntilMs: null,
+  });
+
+  const readScore = (e: ReputationEntry, nowMs: number) => recoveredScore(e.score, e.lastSignalMs, nowMs, config);
+
+  const isEligibleEntry = (e: ReputationEntry | undefined, nowMs: number): boolean => {
+    if (e === undefined) return config.initialScore >= config.eligibleScore;
+    return readScore(e, nowMs) >= config.eligibleScore && cooldownEnd(e) <= nowMs;
+  };
+
+  /** Applies elapsed time: materialises recovery, reports a cooldown that has ended. */
+  const advance = (e: ReputationEntry, nowMs: number, changes: ReputationChange[]): ReputationEntry => {
+    const score = readScore(e, nowMs);
+    let reported = e.reportedCooldownUntilMs;
+    if (reported !== null) {
+      const end = cooldownEnd(e);
+      if (end <= nowMs) {
+        changes.push({ type: 'cooldown-ended', atMs: end });
+        reported = null;
+      }
+    }
+    if (score === e.score && reported === e.reportedCooldownUntilMs) return e;
+    return { ...e, score, reportedCooldownUntilMs: reported };
+  };
+
+  const reportBand = (e: ReputationEntry, changes: ReputationChange[]): ReputationEntry => {
+    const band = scoreBand(e.score, bands);
+    if (band === e.reportedBand) return e;
+    changes.push({ type: 'band', from: e.reportedBand, to: band, score: e.score });
+    return { ...e, reportedBand: band };
+  };
+
+  const settle = (key: ReputationKey, nowMs: number): readonly ReputationChange[] => {
+    const before = store.get(key);
+    if (before === undefined) return NO_CHANGES;
+    const changes: ReputationChange[] = [];
+    const after = reportBand(advance(before, nowMs, changes), changes);
+    if (after !== before) store.set(key, after);
+    return changes.length === 0 ? NO_CHANGES : changes;
+  };
+
+  const record = (key: ReputationKey, signal: ReputationSignal, nowMs: number): readonly ReputationChange[] => {
+    // No-fault outcomes (caller abort, capability limit, our own deadline) leave no trace.
+    if (signal.kind === 'none') return settle(key, nowMs);
+    const changes: ReputationChange[] = [];
+    const e = advance(store.get(key) ?? fresh(nowMs), nowMs, changes);
+
+    const kind = signal.kind;
+    const isCritical = kind === 'critical' || kind === 'fatal';
+    const isPositive = kind === 'success' || kind === 'recovery';
+    const strike = observeStrike(e.strikes, isPositive ? 'positive' : isCritical ? 'critical' : 'other', nowMs, config.strikes);
+    const trips: [ReputationDetector, DetectorTrip | undefined][] = [['strikes', strike.trip]];
+
+    // Health probes move the score and strikes but never feed the rate detectors: a bench
+    // must reflect what callers receive, not a probe that may be stricter than real traffic.
+    let criticalRate = e.criticalRate;
+    let invalidRate = e.invalidRate;
+    if (signal.isHealthCheck !== true) {
+      const c = observeRate(criticalRate, isCritical ? 1 : 0, nowMs, config.criticalRate);
+      const v = observeRate(invalidRate, signal.protocolViolation === true ? 1 : 0, nowMs, config.invalidRate);
+      criticalRate = c.state;
+      invalidRate = v.state;
+      trips.push(['critical-rate', c.trip], ['invalid-rate', v.trip]);
+    }
+
+    let next: ReputationEntry = {
+      ...e,
+      score: clampScore(e.score + scoreImpact(signal, config).delta),
+      lastSignalMs: nowMs,
+      strikes: strike.state,
+      criticalRate,
+      invalidRate,
+    };
+    for (const [detector, trip] of trips) {
+      if (trip === undefined) continue;
+      changes.push({ type: 'cooldown-started', detector, untilMs: trip.untilMs, durationMs: trip.durationMs, level: trip.level });
+      next = { ...next, reportedCooldownUntilMs: cooldownEnd(next) };
+    }
+    next = reportBand(next, changes);
+    store.set(key, next);
+    return changes;
+  };
+
+  const view = (key: ReputationKey, nowMs: number): ReputationView => {
+    const e = store.get(key);
+    if (e === undefined) {
+      const score = config.initialScore;
+      return {
+        score,
+        band: scoreBand(score, bands),
+        cooldownRemainingMs: 0,
+        strikes: 0,
+        criticalRate: 0,
+        invalidRate: 0,
+        eligible: isEligibleEntry(undefined, nowMs),
+      };
+    }
+    const score = readScore(e, nowMs);
+    return {
+      score,
+      band: scoreBand(score, bands),
+      cooldownRemainingMs: Math.max(0, cooldownEnd(e) - nowMs),
+      strikes: e.strikes.strikes,
+      criticalRate: e.criticalRate.rate,
+      invalidRate: e.invalidRate.rate,
+      eligible: isEligibleEntry(e, nowMs),
+    };
+  };
+
+  const scoreOf = (key: ReputationKey, nowMs: number): number => {
+    const e = store.get(key);
+    return e === undefined ? config.initialScore : readScore(e, nowMs);
+  };
+
+  return {
+    config,
+    record,
+    settle,
+    view,
+    scoreOf,
+    isEligible: (key, nowMs) => isEligibleEntry(store.get(key), nowMs),
+    rankOf: (key, nowMs) => bandRank(scoreOf(key, nowMs), bands),
+    cooldownUntil: (key, nowMs) => {
+      const e = store.get(key);
+      if (e === undefined) return undefined;
+      const end = cooldownEnd(e);
+      return end > nowMs ? end : undefined;
+    },
+    filterEligible: (candidates, keyOf, nowMs) =>
+      filterWithCollapseGuard(
+        candidates,
+        (c) => isEligibleEntry(store.get(keyOf(c)), nowMs),
+        (c) => scoreOf(keyOf(c), nowMs),
+      ),
+  };
+}
+
+/** The latest end among the detectors' cooldowns (−∞ when none ever ran). */
+function cooldownEnd(e: ReputationEntry): number {
+  return Math.max(
+    e.strikes.cooldownUntilMs ?? -Infinity,
+    e.criticalRate.cooldownUntilMs ?? -Infinity,
+    e.invalidRate.cooldownUntilMs ?? -Infinity,
+  );
+}

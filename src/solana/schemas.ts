@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { TransportError } from '../errors/transport-error.js';
+import { SOLANA_SIGNATURE_BYTES } from '../jsonrpc/transaction-id.js';
+import { isBase58OfLength, SOLANA_ADDRESS_BYTES } from './address.js';
+
+/** Largest u64. */
+export const U64_MAX = 18_446_744_073_709_551_615n;
+
+/**
+ * A u64 as delivered by the pool's parser: a safe-integer `number` or, above 2^53, an exact
+ * `bigint`. Always yields a `bigint`. A `number` outside the safe range is rejected: it may
+ * already have lost precision, and a lamport amount must never be rounded.
+ */
+export const u64Schema = z
+  .union([z.number().int().nonnegative(), z.bigint()])
+  .transform((value) => BigInt(value))
+  .pipe(z.bigint().min(0n).max(U64_MAX));
+
+/** `getHealth` result: the literal `"ok"` (an unhealthy node answers with error -32005). */
+export const healthResultSchema = z.literal('ok');
+
+/** `getVersion` result. `feature-set` is a u32 and may be absent or null on some nodes. */
+export const versionResultSchema = z.object({
+  'solana-core': z.string().min(1),
+  'feature-set': z.number().int().min(0).max(0xffff_ffff).nullish(),
+});
+
+/** A base58 hash of 32 bytes (genesis hash, blockhash). */
+export const hash32Schema = z.string().refine((value) => isBase58OfLength(value, SOLANA_ADDRESS_BYTES), {
+  message: 'expected base58 of 32 bytes',
+});
+
+/** A base58 transaction signature of 64 bytes. */
+export const signatureSchema = z.string().refine((value) => isBase58OfLength(value, SOLANA_SIGNATURE_BYTES), {
+  message: 'expected base58 of 64 bytes',
+});
+
+/** `getBalance` result: `{ context: { slot, apiVersion? }, value }`, both u64. */
+export const balanceResultSchema = z.object({
+  context: z.object({ slot: u64Schema, apiVersion: z.string().optional() }),
+  value: u64Schema,
+});
+
+/**
+ * Validates a JSON-RPC `result` against `schema`, or throws `TransportError`
+ * `INVALID_RESPONSE` whose `reason` names the failing path and check
+ * (e.g. `value: too_big`) — never the raw value, which may be huge or hostile.
+ */
+export function parseResult<S extends z.ZodType>(method: string, schema: S, result: unknown): z.output<S> {
+  const parsed = schema.safeParse(result);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const path = issue === undefined || issue.path.length === 0 ? 'result' : issue.path.map(String).join('.');
+  const reason = `${path}: ${issue?.code ?? 'invalid'}`;
+  throw new TransportError('INVALID_RESPONSE', `${method} returned an invalid result (${reason})`, {
+    context: { reason },
+    method,
+    cause: parsed.error,
+  });
+}
