@@ -117,15 +117,38 @@ export function planTier(options: PlanTierOptions): TierPlan {
 
 /**
  * The rotation a plan calls for: weighted (`createWeightedRotation`) when it has
- * `operatorShares`, plain round-robin over `plan.sequence` otherwise. `start` is the pool's
- * random rotation start (an integer). Member indices are the plan's.
+ * `operatorShares`, plain round-robin over `plan.sequence` otherwise. Member indices are the
+ * plan's.
+ *
+ * `start` is the pool's random rotation start (an integer). It picks which member of each
+ * operator serves first, and where the cycle begins only when that cannot disturb the
+ * operators' shares (one operator, or one member per operator): beginning mid-way through an
+ * interleaved cycle could put an operator up to two requests off its share.
  */
 export function createTierRotation(plan: TierPlan, start = 0): TierRotation {
-  if (plan.operatorShares === null) return createRotation(plan.size, start, plan.sequence);
-  return createWeightedRotation({
-    memberOperators: plan.memberOperators,
-    operatorShares: plan.operatorShares,
-    start,
+  if (plan.operatorShares !== null) {
+    return createWeightedRotation({
+      memberOperators: plan.memberOperators,
+      operatorShares: plan.operatorShares,
+      start,
+    });
+  }
+  const operatorCount = plan.operators.length;
+  if (operatorCount <= 1 || operatorCount === plan.size) return createRotation(plan.size, start, plan.sequence);
+  return createRotation(plan.size, 0, rotateWithinOperators(plan, Math.trunc(start)));
+}
+
+/** `plan.sequence` with each operator's members rotated by `start` within its own slots. */
+function rotateWithinOperators(plan: TierPlan, start: number): number[] {
+  const groups = plan.operators.map((): number[] => []);
+  for (const member of plan.sequence) groups[plan.memberOperators[member] ?? 0]?.push(member);
+  const seen = plan.operators.map(() => 0);
+  return plan.sequence.map((member) => {
+    const operator = plan.memberOperators[member] ?? 0;
+    const group = groups[operator] ?? [];
+    const k = seen[operator] ?? 0;
+    seen[operator] = k + 1;
+    return group[(((k + start) % group.length) + group.length) % group.length] ?? member;
   });
 }
 

@@ -1,5 +1,8 @@
 import type { TierRotation } from './rotation.js';
 
+/** Below this, the operators present hold no share to hand out (only zero-share ones). */
+const SHARE_FLOOR = 1e-12;
+
 /**
  * Deterministic weighted rotation for a tier reshaped by the operator cap (DESIGN §4.5).
  *
@@ -21,16 +24,14 @@ import type { TierRotation } from './rotation.js';
  * admission for every operator — as long as the first member offered admits. Inside an
  * operator its members (equal shares) rotate round-robin, so they differ by at most one.
  *
- * When members cannot admit (rate limit, permits, cooldown), the call goes to the next in
- * the order and only the one that admitted is charged. A skipped operator keeps its credit,
- * so it is first in line when it recovers, but credit is capped at one request so a long
- * outage does not turn into a burst afterwards. The capped-off credit is not charged to
- * anyone (the admitting operator pays only what was actually credited), so the operators
- * still admitting share the traffic in proportion to their own targets.
+ * When members cannot admit (rate limit, permits, cooldown), the call goes on down the
+ * order and only the operator that admitted is charged. The operators the walk passed over
+ * (offered, every member refused) are treated as absent for that admission: they earn no
+ * credit and lose none, so one that was due is still first in line when it recovers — but a
+ * long outage does not pile up credit into a burst afterwards. The operators present share
+ * that admission's credit in proportion to their targets (renormalised over those present),
+ * so among the operators still admitting the schedule follows their relative targets.
  */
-
-/** Most credit (in requests) an operator can be owed; see the module comment. */
-const MAX_CREDIT = 1;
 
 /** Options for {@link createWeightedRotation}. */
 export interface WeightedRotationOptions {
@@ -98,13 +99,23 @@ export function createWeightedRotation(options: WeightedRotationOptions): TierRo
     operatorOrder[o] = (((o + start) % operatorCount) + operatorCount) % operatorCount;
   }
 
+  const positionOf = new Int32Array(operatorCount);
+  operatorOrder.forEach((o, position) => {
+    positionOf[o] = position;
+  });
   const lag = new Float64Array(operatorCount);
+  // absentStamp[o] === stamp marks o absent for the admission being committed; stamping
+  // instead of clearing a flag array keeps commit() at one pass.
+  const absentStamp = new Uint32Array(operatorCount);
+  let stamp = 0;
   const released = new Uint8Array(operatorCount);
   const due = new Float64Array(operatorCount);
   const buffer = new Array<number>(size).fill(0);
   // Walk state: position in operatorOrder, and how many of that operator's members were offered.
-  let walkOperator = operatorCount;
+  let walkOperator = 0;
   let walkMember = 0;
+  // `next()` yields nothing before the first `begin()`, like the plain rotation.
+  let walking = false;
 
   /** Whether operator a is offered before operator b. */
   const before = (a: number, b: number): boolean =>
@@ -124,15 +135,20 @@ export function createWeightedRotation(options: WeightedRotationOptions): TierRo
         const o = operatorOrder[i]!;
         let j = i - 1;
         while (j >= 0 && before(o, operatorOrder[j]!)) {
-          operatorOrder[j + 1] = operatorOrder[j]!;
+          const moved = operatorOrder[j]!;
+          operatorOrder[j + 1] = moved;
+          positionOf[moved] = j + 1;
           j--;
         }
         operatorOrder[j + 1] = o;
+        positionOf[o] = j + 1;
       }
       walkOperator = 0;
       walkMember = 0;
+      walking = true;
     },
     next() {
+      if (!walking) return -1;
       while (walkOperator < operatorCount) {
         const o = operatorOrder[walkOperator]!;
         const first = groupStart[o]!;
@@ -152,12 +168,25 @@ export function createWeightedRotation(options: WeightedRotationOptions): TierRo
         throw new RangeError(`rotation.commit: no member ${member} in a tier of ${size}`);
       }
       const charged = memberOperators[member]!;
-      // Everyone is credited their share of this admission (capped), and the operator that
-      // took it pays exactly what was credited, so total lag stays 0.
+      // Operators the current walk moved past before reaching the charged one were offered
+      // the call and refused it: absent for this admission. A member committed without
+      // being reached (no walk, or a pinned endpoint) makes nobody absent.
+      const absentEnd = Math.min(walkOperator, positionOf[charged]!);
+      stamp++;
+      let absentShare = 0;
+      for (let i = 0; i < absentEnd; i++) {
+        const o = operatorOrder[i]!;
+        absentStamp[o] = stamp;
+        absentShare += share[o]!;
+      }
+      const presentShare = absentEnd === 0 ? 1 : 1 - absentShare;
+      // Those present earn their renormalised share of this admission; the charged operator
+      // pays exactly what was credited, so total lag stays 0.
+      const scale = presentShare > SHARE_FLOOR ? 1 / presentShare : 0;
       let credited = 0;
       for (let o = 0; o < operatorCount; o++) {
-        const room = MAX_CREDIT - lag[o]!;
-        const gain = share[o]! < room ? share[o]! : room > 0 ? room : 0;
+        if (absentStamp[o] === stamp) continue;
+        const gain = share[o]! * scale;
         lag[o]! += gain;
         credited += gain;
       }

@@ -72,6 +72,7 @@ export const RULES = {
   // HTTP status
   'http-429': row('rate-limited', 'rejected', 'minor', false),
   'http-auth': row('endpoint-rejected', 'rejected', 'fatal', false),
+  'http-denied-rate-limit': row('rate-limited', 'rejected', 'minor', false),
   'http-408': row('timeout', 'rejected', 'minor', false),
   'http-413': row('request', 'rejected', 'none', false),
   'http-not-found': row('endpoint-rejected', 'rejected', 'major', false),
@@ -80,7 +81,8 @@ export const RULES = {
   'http-5xx': row('temporary-http', AMBIGUOUS, 'major', true),
   'http-503-retry-after': row('temporary-http', 'rejected', 'major', true),
   'http-503-rate-limit': row('rate-limited', 'rejected', 'minor', false),
-  // 2xx bodies that are not a usable answer
+  // 2xx bodies that are not a usable answer. An HTML error page (a CDN in front) or a
+  // cut-off body is a gateway/transport failure, so not a protocol violation of the node.
   empty: row('invalid-response', AMBIGUOUS, 'critical', true, true),
   html: row('invalid-response', AMBIGUOUS, 'critical', true),
   truncated: row('invalid-response', AMBIGUOUS, 'critical', true),
@@ -185,15 +187,19 @@ function classifyResponse(raw: RawResponse, ctx: ClassifyContext): ClassifiedOut
   const headerDelayMs = parseRetryAfter(raw.headers['retry-after'], ctx.wallNowMs);
   const envelope = parseResponseEnvelope(raw.body, ctx.id);
   const rpc = envelope.type === 'error' ? envelope.error : undefined;
-  const fields = { status, rpc, providerDelayMs: headerDelayMs };
+  // The header wins; a JSON-RPC body may carry its own delay (Infura's `backoff_seconds`).
+  const providerDelayMs = headerDelayMs ?? (rpc === undefined ? undefined : providerDelayFromErrorData(rpc.data, ctx.wallNowMs));
+  const fields = { status, rpc, providerDelayMs };
 
-  if (status === 429) {
-    const bodyDelayMs = rpc === undefined ? undefined : providerDelayFromErrorData(rpc.data, ctx.wallNowMs);
-    return fail('http-429', { ...fields, providerDelayMs: headerDelayMs ?? bodyDelayMs });
-  }
+  if (status === 429) return fail('http-429', fields);
   if (status === 401 || status === 403) {
+    // Some gateways throttle with 403; the body says so.
+    if (hasRateLimitWording(raw.body) || (rpc !== undefined && isRateLimitError(rpc))) {
+      return fail('http-denied-rate-limit', fields);
+    }
     // A plan that excludes one method is a capability limit, not a dead key.
-    if (rpc !== undefined && (rpc.code === -32601 || isCapabilityLimit(rpc))) return fail('capability', fields);
+    if (rpc?.code === -32601) return fail('method-not-found', fields);
+    if (rpc !== undefined && isCapabilityLimit(rpc)) return fail('capability', fields);
     return fail('http-auth', fields);
   }
   if (status === 408) return fail('http-408', fields);

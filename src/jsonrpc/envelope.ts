@@ -59,7 +59,7 @@ export function buildRequestBody(id: number, method: string, params?: unknown): 
 const errorObjectSchema = z.object({
   code: z.int(),
   message: z.string().optional().catch(undefined),
-  data: z.unknown(),
+  data: z.unknown().optional(),
 });
 
 const violation = (reason: EnvelopeViolation): ResponseEnvelope => ({ type: 'violation', reason });

@@ -69,11 +69,26 @@ export function failWhileWaiting(error: unknown, call: FailedCall, signal: Abort
   } as never);
 }
 
+/** The node's JSON-RPC error of the last attempt as an `RPC_ERROR`, with message and data redacted. */
+function nodeError(failure: ClassifiedFailure, call: FailedCall, endpointId: string): TransportError<'RPC_ERROR'> | undefined {
+  if (failure.rpcCode === undefined) return undefined;
+  const rpcMessage = call.redact(failure.rpcMessage ?? '');
+  const rpcData = redactValue(failure.rpcData, call.redact);
+  return new TransportError('RPC_ERROR', `${call.method} failed with JSON-RPC error ${failure.rpcCode}: ${rpcMessage}${summary(call.attempts)}`, {
+    context: { rpcCode: failure.rpcCode, rpcMessage, ...(rpcData === undefined ? {} : { rpcData }) },
+    method: call.method,
+    endpointId,
+    attempts: call.attempts,
+  });
+}
+
 /** The error for a call whose last attempt failed and may not be retried. */
 export function finalError(reason: RetryStopReason, failure: ClassifiedFailure, call: FailedCall, endpointId: string, timeoutMs: number): TransportError {
+  const rpcError = nodeError(failure, call, endpointId);
   const common = { method: call.method, endpointId, attempts: call.attempts };
+  // Whatever the final code, the node's own error (redacted) stays reachable as `cause`.
   const make = <C extends TransportErrorCode>(code: C, message: string, context: TransportError<C>['context']) =>
-    new TransportError(code, `${message}${summary(call.attempts)}`, { ...common, context } as never);
+    new TransportError(code, `${message}${summary(call.attempts)}`, { ...common, context, cause: rpcError } as never);
 
   if (reason === 'ambiguous-dispatch') return ambiguous(call, endpointId, undefined, failure.detail);
   if (reason === 'deadline' || (failure.cause === 'timeout' && reason !== 'budget-exhausted')) {
@@ -82,15 +97,7 @@ export function finalError(reason: RetryStopReason, failure: ClassifiedFailure, 
   if (reason === 'budget-exhausted') {
     return make('RETRIES_EXHAUSTED', `${call.method} failed after ${call.attempts.length} attempts`, { lastCause: failure.cause });
   }
-  if (failure.rpcCode !== undefined && (failure.cause === 'rpc-application' || failure.cause === 'capability' || failure.cause === 'request')) {
-    const rpcMessage = call.redact(failure.rpcMessage ?? '');
-    const rpcData = redactValue(failure.rpcData, call.redact);
-    return make('RPC_ERROR', `${call.method} failed with JSON-RPC error ${failure.rpcCode}: ${rpcMessage}`, {
-      rpcCode: failure.rpcCode,
-      rpcMessage,
-      ...(rpcData === undefined ? {} : { rpcData }),
-    });
-  }
+  if (rpcError && (failure.cause === 'rpc-application' || failure.cause === 'capability' || failure.cause === 'request')) return rpcError;
   switch (failure.cause) {
     case 'rate-limited':
       return make('RATE_LIMITED', `${call.method} was rate limited by endpoint '${endpointId}'`, failure.providerDelayMs === undefined ? {} : { retryAfterMs: failure.providerDelayMs });

@@ -22,11 +22,12 @@ const servers: (http.Server | net.Server)[] = [];
 const executors: HttpExecutor[] = [];
 
 afterEach(async () => {
-  await Promise.all(executors.splice(0).map((e) => e.close()));
+  // Servers first: a graceful executor close waits for calls a failed test left hanging.
   for (const server of servers.splice(0)) {
     if (server instanceof http.Server) server.closeAllConnections();
     server.close();
   }
+  await Promise.all(executors.splice(0).map((e) => e.close()));
 });
 
 async function listen<T extends http.Server | net.Server>(server: T): Promise<{ server: T; port: number }> {
@@ -41,6 +42,9 @@ async function startHttp(handler: Handler) {
   const seen: SeenRequest[] = [];
   const { server, port } = await listen(
     http.createServer((req, res) => {
+      // Resets are part of the scenarios; the server must survive them.
+      req.on('error', () => undefined);
+      res.on('error', () => undefined);
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
@@ -90,6 +94,11 @@ function call(url: string, overrides: Partial<ExecuteRequest> = {}): ExecuteRequ
     avoidStaleSockets: false,
     ...overrides,
   };
+}
+
+/** Resolves when the server side of a connection closes (a reset also emits 'error' first). */
+function whenClosed(socket: net.Socket): Promise<void> {
+  return new Promise((resolve) => socket.once('close', () => resolve()));
 }
 
 /** Resolves with the next message published on an undici diagnostics channel. */
@@ -182,7 +191,7 @@ describe('createUndiciExecutor', () => {
   it('aborting while the body stalls reports aborted and dispatched with the status, and closes the connection', async () => {
     let serverSocketClosed: Promise<unknown> = Promise.resolve();
     const { url } = await startHttp((req, res) => {
-      serverSocketClosed = once(req.socket, 'close');
+      serverSocketClosed = whenClosed(req.socket);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"jsonrpc":"2.0",');
     });
@@ -203,7 +212,7 @@ describe('createUndiciExecutor', () => {
     const requestReceived = new Promise<void>((resolve) => (received = resolve));
     let serverSocketClosed: Promise<unknown> = Promise.resolve();
     const { url } = await startHttp((req) => {
-      serverSocketClosed = once(req.socket, 'close');
+      serverSocketClosed = whenClosed(req.socket);
       received();
     });
     const controller = new AbortController();
@@ -241,7 +250,7 @@ describe('createUndiciExecutor', () => {
     controller.abort();
 
     expect(expectError(await queued)).toMatchObject({ kind: 'aborted', dispatched: false });
-    const socketClosed = once(socket, 'close');
+    const socketClosed = whenClosed(socket);
     res.end('{}');
     expect(await first).toMatchObject({ type: 'response', status: 200 });
     // undici reaches the abandoned call on the freed socket; it must drop it, not write it.
@@ -261,7 +270,7 @@ describe('createUndiciExecutor', () => {
     let chunksWritten = 0;
     let serverSocketClosed: Promise<unknown> = Promise.resolve();
     const { url } = await startHttp((req, res) => {
-      serverSocketClosed = once(req.socket, 'close');
+      serverSocketClosed = whenClosed(req.socket);
       res.writeHead(200, { 'content-type': 'application/json' });
       const writeMore = (): void => {
         if (res.destroyed || chunksWritten >= 1_000) return void res.end();
@@ -322,11 +331,13 @@ describe('createUndiciExecutor', () => {
 
   it('close() closes kept-alive connections and later calls are refused without reaching the server', async () => {
     let serverSocketClosed: Promise<unknown> = Promise.resolve();
-    const { seen, url } = await startHttp((req, res) => {
-      serverSocketClosed = once(req.socket, 'close');
+    const { server, seen, url } = await startHttp((req, res) => {
+      serverSocketClosed = whenClosed(req.socket);
       res.end('{}');
     });
-    const e = createUndiciExecutor();
+    // Neither side would close the idle connection on its own during the test.
+    server.keepAliveTimeout = 60_000;
+    const e = createUndiciExecutor({ keepAliveTimeoutMs: 60_000 });
     expect(await e.execute(call(url))).toMatchObject({ type: 'response' });
 
     await e.close();
@@ -342,14 +353,110 @@ describe('createUndiciExecutor', () => {
     const { seen, url } = await startHttp((_req, res) => res.end('{}'));
     const e = executor();
 
-    for (let i = 0; i < 3; i++) await e.execute(call(url));
+    for (let i = 0; i < 4; i++) await e.execute(call(url));
     for (let i = 0; i < 3; i++) await e.execute(call(url, { avoidStaleSockets: true }));
 
-    const readPorts = new Set(seen.slice(0, 3).map((s) => s.remotePort));
-    const sendPorts = seen.slice(3).map((s) => s.remotePort);
-    expect(readPorts.size).toBe(1);
+    const readPorts = new Set(seen.slice(0, 4).map((s) => s.remotePort));
+    const sendPorts = seen.slice(4).map((s) => s.remotePort);
+    expect(readPorts.size).toBeLessThan(4); // reads do reuse connections
     expect(new Set(sendPorts).size).toBe(3);
     expect(sendPorts.some((p) => readPorts.has(p))).toBe(false);
-    expect(seen.slice(3).every((s) => s.headers.connection === 'close')).toBe(true);
+    expect(seen.slice(4).every((s) => s.headers.connection === 'close')).toBe(true);
+  });
+});
+
+describe('the keep-alive race', () => {
+  interface Tally {
+    ok: number;
+    ambiguous: number;
+    notDispatched: number;
+    /** Failures whose `dispatched` disagrees with whether undici wrote the request. */
+    misreported: number;
+    codes: Record<string, number>;
+  }
+
+  /** Runs `iterations` back-to-back calls; undici's own `sendHeaders` channel says what was written. */
+  async function measure(e: HttpExecutor, url: string, avoidStaleSockets: boolean, iterations = 200): Promise<Tally> {
+    let written = 0;
+    const onWrite = (): void => void written++;
+    diagnosticsChannel.subscribe('undici:client:sendHeaders', onWrite);
+    const tally: Tally = { ok: 0, ambiguous: 0, notDispatched: 0, misreported: 0, codes: {} };
+    try {
+      for (let i = 0; i < iterations; i++) {
+        const before = written;
+        const outcome = await e.execute(call(url, { avoidStaleSockets }));
+        if (outcome.type === 'response') {
+          tally.ok++;
+          continue;
+        }
+        if (outcome.dispatched !== written > before) tally.misreported++;
+        if (outcome.dispatched) tally.ambiguous++;
+        else tally.notDispatched++;
+        const key = `${outcome.kind}/${outcome.code ?? '-'}`;
+        tally.codes[key] = (tally.codes[key] ?? 0) + 1;
+      }
+    } finally {
+      diagnosticsChannel.unsubscribe('undici:client:sendHeaders', onWrite);
+    }
+    return tally;
+  }
+
+  /** Answers the first request on each connection, and drops the connection when another arrives. */
+  async function startClosesOnNextRequest() {
+    const served = new WeakMap<net.Socket, number>();
+    const { port } = await listen(
+      http.createServer((req, res) => {
+        const count = (served.get(req.socket) ?? 0) + 1;
+        served.set(req.socket, count);
+        if (count > 1) return void req.socket.destroy();
+        req.resume();
+        req.on('end', () => res.end('{"jsonrpc":"2.0","id":1,"result":1}'));
+      }),
+    );
+    return `http://127.0.0.1:${port}`;
+  }
+
+  /** Answers without `connection: close`, then closes the connection 1 ms later. */
+  async function startClosesShortlyAfterAnswering() {
+    const { port } = await listen(
+      http.createServer((req, res) => {
+        req.resume();
+        req.on('end', () =>
+          res.end('{"jsonrpc":"2.0","id":1,"result":1}', () => setTimeout(() => req.socket.end(), 1)),
+        );
+      }),
+    );
+    return `http://127.0.0.1:${port}`;
+  }
+
+  it('avoidStaleSockets calls escape the race that reused sockets lose, and no failure is misreported as not dispatched', async () => {
+    const worstCase = await startClosesOnNextRequest();
+    const shortlyAfter = await startClosesShortlyAfterAnswering();
+    const defaults = executor();
+    const shortKeepAlive = executor({ avoidStaleSocketsKeepAliveMs: 1_000 });
+
+    const results = {
+      closesOnNextRequest: {
+        reads: await measure(defaults, worstCase, false),
+        sends: await measure(defaults, worstCase, true),
+        sendsWithShortKeepAlive: await measure(shortKeepAlive, worstCase, true),
+      },
+      closes1msAfterAnswer: {
+        reads: await measure(defaults, shortlyAfter, false),
+        sends: await measure(defaults, shortlyAfter, true),
+        sendsWithShortKeepAlive: await measure(shortKeepAlive, shortlyAfter, true),
+      },
+    };
+    console.log('keep-alive race over 200 back-to-back calls each:', JSON.stringify(results, null, 2));
+
+    for (const scenario of Object.values(results)) {
+      for (const tally of Object.values(scenario)) {
+        expect(tally.misreported).toBe(0);
+        expect(Object.keys(tally.codes).every((k) => k.startsWith('socket/'))).toBe(true);
+      }
+      expect(scenario.sends).toMatchObject({ ok: 200, ambiguous: 0 });
+      expect(scenario.sends.ambiguous).toBeLessThanOrEqual(scenario.reads.ambiguous);
+    }
+    expect(results.closesOnNextRequest.reads.ambiguous).toBeGreaterThan(0);
   });
 });

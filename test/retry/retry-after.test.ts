@@ -25,8 +25,16 @@ describe('parseRetryAfter', () => {
   });
 
   it('reads an asctime date as GMT whatever the local zone', () => {
-    // 07:28:05 GMT is 5 s after NOW; a local-time reading would be off by hours (or capped).
-    expect(parseRetryAfter('Wed Oct 21 07:28:05 2015', NOW)).toBe(5_000);
+    // Node re-reads process.env.TZ on assignment; a local-time reading would be hours off.
+    const saved = process.env['TZ'];
+    process.env['TZ'] = 'America/New_York';
+    try {
+      expect(parseRetryAfter('Wed Oct 21 07:28:05 2015', NOW)).toBe(5_000);
+      expect(parseRetryAfter('Wed Oct 21 03:28:05 2015', NOW)).toBe(0);
+    } finally {
+      if (saved === undefined) delete process.env['TZ'];
+      else process.env['TZ'] = saved;
+    }
   });
 
   it.each([

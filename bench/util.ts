@@ -1,0 +1,61 @@
+/** Small timing helpers for the benchmarks (never part of `npm test`). */
+import { PerformanceObserver } from 'node:perf_hooks';
+
+export interface MicroResult {
+  readonly name: string;
+  readonly nsPerOp: number;
+  /** Approximate bytes allocated per op (heap growth with no GC in between), when measurable. */
+  readonly bytesPerOp: number | undefined;
+}
+
+const gc = (globalThis as { gc?: () => void }).gc;
+
+/** Runs `op` `iterations` times after a warm-up; returns the best of `rounds` ns/op. */
+export async function micro(name: string, op: () => unknown | Promise<unknown>, iterations = 100_000, rounds = 5): Promise<MicroResult> {
+  const isAsync = op() instanceof Promise;
+  const run = isAsync
+    ? async (n: number) => {
+        for (let i = 0; i < n; i++) await op();
+      }
+    : async (n: number) => {
+        for (let i = 0; i < n; i++) op();
+      };
+  await run(Math.min(iterations, 20_000));
+  let best = Number.POSITIVE_INFINITY;
+  for (let r = 0; r < rounds; r++) {
+    const start = process.hrtime.bigint();
+    await run(iterations);
+    const ns = Number(process.hrtime.bigint() - start) / iterations;
+    best = Math.min(best, ns);
+  }
+  return { name, nsPerOp: best, bytesPerOp: await allocation(run) };
+}
+
+async function allocation(run: (n: number) => Promise<void>): Promise<number | undefined> {
+  if (!gc) return undefined;
+  let collections = 0;
+  const observer = new PerformanceObserver((list) => {
+    collections += list.getEntries().length;
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  const n = 2_000;
+  gc();
+  await new Promise((resolve) => setImmediate(resolve));
+  collections = 0;
+  const before = process.memoryUsage().heapUsed;
+  await run(n);
+  const after = process.memoryUsage().heapUsed;
+  await new Promise((resolve) => setImmediate(resolve));
+  observer.disconnect();
+  return collections === 0 ? Math.max(0, (after - before) / n) : undefined;
+}
+
+export function formatNs(ns: number): string {
+  return ns >= 1000 ? `${(ns / 1000).toFixed(2)} µs` : `${ns.toFixed(0)} ns`;
+}
+
+export function table(headers: readonly string[], rows: readonly (readonly (string | number)[])[]): string {
+  const lines = [`| ${headers.join(' | ')} |`, `| ${headers.map(() => '---').join(' | ')} |`];
+  for (const row of rows) lines.push(`| ${row.join(' | ')} |`);
+  return lines.join('\n');
+}

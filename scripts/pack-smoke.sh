@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Builds and packs the package, installs the tarball into an empty project and imports
+# every public entry point from plain Node, with types checked by tsc. Proves `npm pack`
+# ships what the exports map promises (no source-only paths).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+cd "$root"
+npm run build >/dev/null
+tarball="$(npm pack --silent --pack-destination "$work" | tail -n 1)"
+
+cd "$work"
+npm init -y >/dev/null
+npm install --no-audit --no-fund --prefer-offline "$work/$tarball" >/dev/null
+cat > smoke.mjs <<'JS'
+import { HttpTransportPool, TransportError, evaluateTransportRetry, isTransportError } from 'sturdy-rpc';
+import { createSolanaClient } from 'sturdy-rpc/solana';
+import { createEvmClient } from 'sturdy-rpc/evm';
+import { createFakeClock } from 'sturdy-rpc/testing';
+const pool = new HttpTransportPool({ endpoints: [{ url: 'http://127.0.0.1:9' }], clock: createFakeClock() });
+if (typeof createSolanaClient(pool).getBalance !== 'function') throw new Error('solana client missing');
+if (typeof createEvmClient(pool).getBalance !== 'function') throw new Error('evm client missing');
+try { new HttpTransportPool({ endpoints: [] }); } catch (e) { if (!isTransportError(e, 'INVALID_CONFIG')) throw e; }
+const d = evaluateTransportRetry({ cause: 'connection', dispatch: 'dispatched-ambiguous', retryClass: 'never-after-dispatch', attempt: 1, settings: { maxRetries: 3, initialBackoffMs: 100, maxBackoffMs: 2000 } });
+if (d.retry) throw new Error('retry rule broken');
+await pool.close();
+console.log('pack smoke: ok', TransportError.name);
+JS
+node smoke.mjs
+cat > smoke.ts <<'TS'
+import { HttpTransportPool, type PoolSnapshot } from 'sturdy-rpc';
+import { createSolanaClient, type GetBalanceReturnType } from 'sturdy-rpc/solana';
+const pool = new HttpTransportPool({ endpoints: [{ url: 'http://127.0.0.1:9', tier: 0 }] });
+const snapshot: PoolSnapshot = pool.snapshot();
+const balance: Promise<GetBalanceReturnType> = createSolanaClient(pool).getBalance('11111111111111111111111111111111');
+void snapshot; void balance;
+TS
+"$root/node_modules/.bin/tsc" --noEmit --strict --module nodenext --moduleResolution nodenext --target es2022 --lib es2023,esnext.disposable,dom --types node --typeRoots "$root/node_modules/@types" smoke.ts
+echo "pack smoke: types ok"

@@ -1,0 +1,62 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createHostBreaker } from '../../src/reputation/host-breaker.js';
+import type { ReputationSignal } from '../../src/reputation/signals.js';
+import { HOUR, keyOf, tracker } from './helpers.js';
+
+const signalArb: fc.Arbitrary<ReputationSignal> = fc.record(
+  {
+    kind: fc.constantFrom('success', 'recovery', 'slow', 'very-slow', 'minor', 'major', 'critical', 'fatal', 'none'),
+    latencyMs: fc.integer({ min: 0, max: 10_000 }),
+    protocolViolation: fc.boolean(),
+    isHealthCheck: fc.boolean(),
+  },
+  { requiredKeys: ['kind'] },
+);
+
+describe('reputation invariants', () => {
+  it('keeps score, strikes, rates and cooldowns within bounds for any signal sequence', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(signalArb, fc.integer({ min: 0, max: 120_000 })), { maxLength: 400 }), (steps) => {
+        const t = tracker();
+        const key = keyOf('https://a.example/');
+        let now = 0;
+        for (const [signal, gapMs] of steps) {
+          now += gapMs;
+          for (const change of t.record(key, signal, now)) {
+            if (change.type === 'cooldown-started') {
+              expect(change.durationMs).toBeGreaterThan(0);
+              expect(change.durationMs).toBeLessThanOrEqual(HOUR);
+            }
+          }
+          const v = t.view(key, now);
+          expect(v.score).toBeGreaterThanOrEqual(0);
+          expect(v.score).toBeLessThanOrEqual(100);
+          expect(v.strikes).toBeGreaterThanOrEqual(0);
+          for (const r of [v.criticalRate, v.invalidRate]) expect(r >= 0 && r <= 1).toBe(true);
+          expect(v.cooldownRemainingMs).toBeLessThanOrEqual(HOUR);
+          expect(v.eligible).toBe(v.score >= 30 && v.cooldownRemainingMs === 0);
+        }
+      }),
+    );
+  });
+
+  it('never opens a breaker with fewer than 5 failures in the window, nor for longer than 30 min', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), fc.integer({ min: 0, max: 20_000 })), { maxLength: 500 }), (steps) => {
+        const b = createHostBreaker();
+        let now = 0;
+        for (const [failed, gapMs] of steps) {
+          now += gapMs;
+          const before = b.view('h', now);
+          for (const change of failed ? b.recordFailure('h', now) : b.recordSuccess('h', now)) {
+            if (change.type !== 'open') continue;
+            expect(before.windowFailures + 1).toBeGreaterThanOrEqual(5);
+            expect(change.durationMs).toBeLessThanOrEqual(30 * 60_000);
+            expect(change.failureRate).toBeGreaterThanOrEqual(0.2);
+          }
+        }
+      }),
+    );
+  });
+});
