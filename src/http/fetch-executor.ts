@@ -156,7 +156,7 @@ function prepareTarget(target: ExecutorTarget): { url: string; headers: Record<s
   if (url.username !== '' || url.password !== '') {
     const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
     headers['authorization'] = `Basic ${base64Utf8(credentials)}`;
-
+    url.username = '';
     url.password = '';
   }
   for (const [name, value] of Object.entries(target.headers)) headers[name.toLowerCase()] = value;

@@ -41,10 +41,7 @@ export interface UndiciExecutorOptions {
 }
 
 const DEFAULT_CONNECTIONS = 64;
-const CONNECT_CODES = new Set([
-  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT',
-  'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL',
-]);
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'ENETUNREACH', 'EHOSTUNREACH']);
 const SOCKET_CODES = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE', 'ETIMEDOUT']);
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
 const MAX_BUFFER = bufferConstants.MAX_LENGTH;
@@ -69,6 +66,7 @@ interface RawResponse {
 }
 
 type ErrorOutcome = Extract<RawOutcome, { type: 'error' }>;
+type RawHeaders = Record<string, string | string[] | undefined>;
 
 /**
  * Creates the undici executor.
@@ -91,6 +89,9 @@ type ErrorOutcome = Extract<RawOutcome, { type: 'error' }>;
  *
  * Timing belongs to the pool: undici's headers/body timeouts are disabled and `signal` ends
  * the attempt; only undici's connect timeout remains.
+ *
+ * `close()` refuses new calls at once, lets calls in flight end (their signals bound them),
+ * then closes every socket; it is idempotent.
  */
 export function createUndiciExecutor(options: UndiciExecutorOptions = {}): HttpExecutor {
   const pools = new Map<string, Pool>();
@@ -99,9 +100,10 @@ export function createUndiciExecutor(options: UndiciExecutorOptions = {}): HttpE
   let closing: Promise<void> | undefined;
 
   function poolFor(origin: string, target: ExecutorTarget, stale: boolean): Pool {
-    const key = `${stale ? 'fresh' : 'shared'} ${origin}`;
+    const key = `${stale ? 'stale-safe' : 'shared'} ${origin}`;
     let pool = pools.get(key);
     if (pool === undefined) {
+      // undici rejects a zero keep-alive; with 0 requested, `reset` closes each socket anyway.
       const keepAliveMs = stale ? Math.max(staleKeepAliveMs, 1) : (options.keepAliveTimeoutMs ?? 4_000);
       pool = new Pool(origin, {
         connections: target.maxConnections ?? options.connections ?? DEFAULT_CONNECTIONS,
@@ -118,42 +120,26 @@ export function createUndiciExecutor(options: UndiciExecutorOptions = {}): HttpE
     return pool;
   }
 
-  function prepare(target: ExecutorTarget): PreparedTarget {
-    let p = prepared.get(target);
-    if (p === undefined) {
-      p = prepareTarget(target);
-      prepared.set(target, p);
-    }
-    return p;
-  }
-
   return {
     async execute(request: ExecuteRequest): Promise<RawOutcome> {
-      if (closing !== undefined) return otherError(new Error('executor closed'));
-      if (request.signal.aborted) return aborted(false, undefined, request.signal.reason);
-      let target: PreparedTarget;
-      try {
-        target = prepare(request.target);
-      } catch (error) {
-        return otherError(error);
+      if (closing !== undefined) return failure('other', false, undefined, undefined, new Error('executor closed'));
+      if (request.signal.aborted) return failure('aborted', false, undefined, undefined, request.signal.reason);
+      let target = prepared.get(request.target); // parsed once per target object
+      if (target === undefined) {
+        try {
+          target = prepareTarget(request.target);
+        } catch (error) {
+          return failure('other', false, undefined, undefined, error);
+        }
+        prepared.set(request.target, target);
       }
       const fresh = request.avoidStaleSockets && staleKeepAliveMs <= 0;
       const pool = poolFor(target.origin, request.target, request.avoidStaleSockets);
       const raw = await new Promise<RawResponse | ErrorOutcome>((resolve) => {
         const handler = new AttemptHandler(request.signal, request.maxResponseBytes, resolve);
         request.signal.addEventListener('abort', handler.onAbort);
-        pool.dispatch(
-          {
-            path: target.path,
-            method: 'POST',
-            headers: target.headers,
-            body: request.body,
-            reset: fresh,
-            headersTimeout: 0,
-            bodyTimeout: 0,
-          },
-          handler,
-        );
+        const { path, headers } = target;
+        pool.dispatch({ path, method: 'POST', headers, body: request.body, reset: fresh, headersTimeout: 0, bodyTimeout: 0 }, handler);
       });
       if (raw.type === 'error') return raw;
       return decodeResponse(raw, request.maxResponseBytes);
@@ -191,11 +177,7 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
     this.dispatched = true;
   }
 
-  onResponseStart(
-    controller: Dispatcher.DispatchController,
-    statusCode: number,
-    headers: Record<string, string | string[] | undefined>,
-  ): void {
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: RawHeaders): void {
     if (this.settled || statusCode < 200) return; // 1xx: the final response is still to come
     this.status = statusCode;
     this.headers = flattenHeaders(headers);
@@ -218,21 +200,14 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
 
   /** undici passes no controller when the request fails before it was ever started. */
   onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
-    if (this.signal.aborted) return this.settle(aborted(this.dispatched, this.status, this.signal.reason));
+    if (this.signal.aborted) return this.onAbort();
     const code = errorCode(error);
-    this.settle({
-      type: 'error',
-      kind: errorKind(code, this.dispatched),
-      dispatched: this.dispatched,
-      ...(this.status !== undefined ? { status: this.status } : {}),
-      ...(code !== undefined ? { code } : {}),
-      error,
-    });
+    this.settle(failure(errorKind(code, this.dispatched), this.dispatched, this.status, code, error));
   }
 
   readonly onAbort = (): void => {
     const reason: unknown = this.signal.reason;
-    this.settle(aborted(this.dispatched, this.status, reason));
+    this.settle(failure('aborted', this.dispatched, this.status, undefined, reason));
     // Cancels the request on its socket; without a controller, onRequestStart will do it.
     this.controller?.abort(reason instanceof Error ? reason : new Error('aborted'));
   };
@@ -254,10 +229,7 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
 function prepareTarget(target: ExecutorTarget): PreparedTarget {
   const url = new URL(target.url);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('unsupported protocol');
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'accept-encoding': 'gzip, deflate, br',
-  };
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'accept-encoding': 'gzip, deflate, br' };
   if (url.username !== '' || url.password !== '') {
     const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
     headers['authorization'] = `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
@@ -295,9 +267,7 @@ function decodeOne(coding: string, body: Buffer, maxOutputLength: number): Promi
       return gunzip(body, { maxOutputLength });
     case 'deflate':
       // Some servers send raw deflate instead of the zlib wrapper (low nibble 8 = zlib header).
-      return ((body[0] ?? 0) & 0x0f) === 8
-        ? inflate(body, { maxOutputLength })
-        : inflateRaw(body, { maxOutputLength });
+      return ((body[0] ?? 0) & 0x0f) === 8 ? inflate(body, { maxOutputLength }) : inflateRaw(body, { maxOutputLength });
     case 'br':
       return brotliDecompress(body, { maxOutputLength });
     default:
@@ -305,7 +275,7 @@ function decodeOne(coding: string, body: Buffer, maxOutputLength: number): Promi
   }
 }
 
-function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+function flattenHeaders(headers: RawHeaders): Record<string, string> {
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
@@ -327,27 +297,12 @@ function errorKind(code: string | undefined, dispatched: boolean): ExecutorError
   return 'other';
 }
 
-function failure(
-  kind: ExecutorErrorKind,
-  dispatched: boolean,
-  status: number | undefined,
-  code: string | undefined,
-  error?: unknown,
-): ErrorOutcome {
+// exactOptionalPropertyTypes: absent fields are left out, never set to undefined.
+function failure(kind: ExecutorErrorKind, dispatched: boolean, status?: number, code?: string, error?: unknown): ErrorOutcome {
   return {
-    type: 'error',
-    kind,
-    dispatched,
+    type: 'error', kind, dispatched,
     ...(status !== undefined ? { status } : {}),
     ...(code !== undefined ? { code } : {}),
     ...(error !== undefined ? { error } : {}),
   };
-}
-
-function aborted(dispatched: boolean, status: number | undefined, reason: unknown): ErrorOutcome {
-  return failure('aborted', dispatched, status, undefined, reason);
-}
-
-function otherError(error: unknown): ErrorOutcome {
-  return failure('other', false, undefined, undefined, error);
 }

@@ -50,11 +50,12 @@ export function observeStrike(
 ): DetectorStep<StrikeState> {
   if (outcome === 'positive') {
     if (state.strikes === 0) return { state, trip: undefined };
-    return { state: { ...state, strikes: Math.max(0, state.strikes - config.decayPerPositive) }, trip: undefined };
+    const strikes = Math.max(0, state.strikes - config.decayPerPositive);
+    return { state: { strikes, cooldownUntilMs: state.cooldownUntilMs }, trip: undefined };
   }
   if (outcome !== 'critical') return { state, trip: undefined };
   const strikes = state.strikes + 1;
-  if (strikes < config.threshold) return { state: { ...state, strikes }, trip: undefined };
+  if (strikes < config.threshold) return { state: { strikes, cooldownUntilMs: state.cooldownUntilMs }, trip: undefined };
   const durationMs = strikeCooldownMs(strikes, config);
   const untilMs = Math.max(nowMs + durationMs, state.cooldownUntilMs ?? -Infinity);
   return { state: { strikes, cooldownUntilMs: untilMs }, trip: { untilMs, durationMs, level: strikes } };
@@ -105,7 +106,7 @@ export function observeRate(
   const rate = state.rate * (1 - config.alpha) + config.alpha * indicator;
   const observations = state.observations + 1;
   if (observations < config.minObservations || rate < config.threshold) {
-    return { state: { ...state, rate, observations }, trip: undefined };
+    return { state: { rate, observations, trips: state.trips, cooldownUntilMs: previousUntil }, trip: undefined };
   }
   const consecutive = previousUntil !== null && nowMs - previousUntil < config.escalationResetMs;
   const trips = consecutive ? state.trips + 1 : 1;

@@ -5,8 +5,9 @@
  * `memoryMs` ago), for 1, 2, 4, 8, 16, then 30 min on repeats within `memoryMs`.
  *
  * Callers report every success (hedges included) and only breaker-relevant failures: the
- * classifier already leaves out 4xx, capability limits and cancellations. Hostnames may
- * carry API keys, so nothing returned here names the host.
+ * classifier already leaves out 4xx, capability limits and cancellations. Hosts are compared
+ * exactly: pass `URL#hostname` (already lower-case). Hostnames may carry API keys, so
+ * nothing returned here names the host.
  */
 import { filterWithCollapseGuard } from './collapse-guard.js';
 import { hostBreakerConfigSchema, type HostBreakerConfig, type HostBreakerOptions } from './config.js';
@@ -76,16 +77,18 @@ export function createHostBreaker(options: CreateHostBreakerOptions = {}): HostB
   const config = hostBreakerConfigSchema.parse(options.config ?? {});
   const hosts = new Map<string, HostState>();
 
+  /** Latest end of any open so far: when `nowMs` is past it, no host is open (O(1) fast path). */
+  let latestOpenUntilMs = -Infinity;
+
   const stateOf = (host: string): HostState => {
-    const key = host.toLowerCase();
-    let s = hosts.get(key);
+    let s = hosts.get(host);
     if (s === undefined) {
       s = { windowIndex: -Infinity, failures: 0, successes: 0, openUntilMs: null, openCount: 0, reportedOpen: false };
-      hosts.set(key, s);
+      hosts.set(host, s);
     }
     return s;
   };
-  const peek = (host: string) => hosts.get(host.toLowerCase());
+  const peek = (host: string) => hosts.get(host);
 
   const isOpenState = (s: HostState | undefined, nowMs: number) =>
     s !== undefined && s.openUntilMs !== null && nowMs < s.openUntilMs;
@@ -135,6 +138,7 @@ export function createHostBreaker(options: CreateHostBreakerOptions = {}): HostB
       const durationMs = Math.min(config.baseOpenMs * 2 ** Math.min(openCount - 1, 52), config.maxOpenMs);
       const failures = s.failures;
       s.openUntilMs = nowMs + durationMs;
+      if (s.openUntilMs > latestOpenUntilMs) latestOpenUntilMs = s.openUntilMs;
       s.openCount = openCount;
       s.reportedOpen = true;
       s.failures = 0;
@@ -175,7 +179,7 @@ export function createHostBreaker(options: CreateHostBreakerOptions = {}): HostB
       };
     },
     filterOpen: (candidates, hostOf, nowMs) => {
-      if (hosts.size === 0) return candidates;
+      if (nowMs >= latestOpenUntilMs) return candidates;
       const kept = filterWithCollapseGuard(candidates, (c) => !isOpenState(peek(hostOf(c)), nowMs), () => 0);
       // Every host open: the guard kept all of them (equal scores); hand back the original.
       return kept.length === candidates.length ? candidates : kept;

@@ -122,77 +122,82 @@ export function createReputationTracker(options: CreateReputationTrackerOptions 
     return readScore(e, nowMs) >= config.eligibleScore && cooldownEnd(e) <= nowMs;
   };
 
-  /** Applies elapsed time: materialises recovery, reports a cooldown that has ended. */
-  const advance = (e: ReputationEntry, nowMs: number, changes: ReputationChange[]): ReputationEntry => {
-    const score = readScore(e, nowMs);
-    let reported = e.reportedCooldownUntilMs;
-    if (reported !== null) {
-      const end = cooldownEnd(e);
-      if (end <= nowMs) {
-        changes.push({ type: 'cooldown-ended', atMs: end });
-        reported = null;
-      }
-    }
-    if (score === e.score && reported === e.reportedCooldownUntilMs) return e;
-    return { ...e, score, reportedCooldownUntilMs: reported };
-  };
-
-  const reportBand = (e: ReputationEntry, changes: ReputationChange[]): ReputationEntry => {
-    const band = scoreBand(e.score, bands);
-    if (band === e.reportedBand) return e;
-    changes.push({ type: 'band', from: e.reportedBand, to: band, score: e.score });
-    return { ...e, reportedBand: band };
-  };
-
+  /** Reports changes due to time alone and materialises time-based recovery. */
   const settle = (key: ReputationKey, nowMs: number): readonly ReputationChange[] => {
-    const before = store.get(key);
-    if (before === undefined) return NO_CHANGES;
-    const changes: ReputationChange[] = [];
-    const after = reportBand(advance(before, nowMs, changes), changes);
-    if (after !== before) store.set(key, after);
-    return changes.length === 0 ? NO_CHANGES : changes;
+    const prev = store.get(key);
+    if (prev === undefined) return NO_CHANGES;
+    let changes: ReputationChange[] | undefined;
+    const ended = endedCooldown(prev, nowMs);
+    if (ended !== undefined) changes = [{ type: 'cooldown-ended', atMs: ended }];
+    const score = readScore(prev, nowMs);
+    const band = scoreBand(score, bands);
+    if (band !== prev.reportedBand) (changes ??= []).push({ type: 'band', from: prev.reportedBand, to: band, score });
+    if (changes === undefined && score === prev.score) return NO_CHANGES;
+    store.set(key, {
+      ...prev,
+      score,
+      reportedBand: band,
+      reportedCooldownUntilMs: ended === undefined ? prev.reportedCooldownUntilMs : null,
+    });
+    return changes ?? NO_CHANGES;
   };
 
   const record = (key: ReputationKey, signal: ReputationSignal, nowMs: number): readonly ReputationChange[] => {
     // No-fault outcomes (caller abort, capability limit, our own deadline) leave no trace.
     if (signal.kind === 'none') return settle(key, nowMs);
-    const changes: ReputationChange[] = [];
-    const e = advance(store.get(key) ?? fresh(nowMs), nowMs, changes);
+    // Hot path (once per attempt): one entry literal, no spreads, no array unless something changed.
+    const prev = store.get(key) ?? fresh(nowMs);
+    let changes: ReputationChange[] | undefined;
+    let reported = prev.reportedCooldownUntilMs;
+    const ended = endedCooldown(prev, nowMs);
+    if (ended !== undefined) {
+      changes = [{ type: 'cooldown-ended', atMs: ended }];
+      reported = null;
+    }
 
     const kind = signal.kind;
     const isCritical = kind === 'critical' || kind === 'fatal';
     const isPositive = kind === 'success' || kind === 'recovery';
-    const strike = observeStrike(e.strikes, isPositive ? 'positive' : isCritical ? 'critical' : 'other', nowMs, config.strikes);
-    const trips: [ReputationDetector, DetectorTrip | undefined][] = [['strikes', strike.trip]];
+    const strike = observeStrike(prev.strikes, isPositive ? 'positive' : isCritical ? 'critical' : 'other', nowMs, config.strikes);
 
     // Health probes move the score and strikes but never feed the rate detectors: a bench
     // must reflect what callers receive, not a probe that may be stricter than real traffic.
-    let criticalRate = e.criticalRate;
-    let invalidRate = e.invalidRate;
+    let criticalRate = prev.criticalRate;
+    let invalidRate = prev.invalidRate;
+    let criticalTrip: DetectorTrip | undefined;
+    let invalidTrip: DetectorTrip | undefined;
     if (signal.isHealthCheck !== true) {
       const c = observeRate(criticalRate, isCritical ? 1 : 0, nowMs, config.criticalRate);
       const v = observeRate(invalidRate, signal.protocolViolation === true ? 1 : 0, nowMs, config.invalidRate);
       criticalRate = c.state;
+      criticalTrip = c.trip;
       invalidRate = v.state;
-      trips.push(['critical-rate', c.trip], ['invalid-rate', v.trip]);
+      invalidTrip = v.trip;
     }
 
-    let next: ReputationEntry = {
-      ...e,
-      score: clampScore(e.score + scoreImpact(signal, config).delta),
+    const next: { -readonly [K in keyof ReputationEntry]: ReputationEntry[K] } = {
+      score: clampScore(readScore(prev, nowMs) + scoreImpact(signal, config).delta),
       lastSignalMs: nowMs,
       strikes: strike.state,
       criticalRate,
       invalidRate,
+      reportedBand: prev.reportedBand,
+      reportedCooldownUntilMs: reported,
     };
-    for (const [detector, trip] of trips) {
-      if (trip === undefined) continue;
-      changes.push({ type: 'cooldown-started', detector, untilMs: trip.untilMs, durationMs: trip.durationMs, level: trip.level });
-      next = { ...next, reportedCooldownUntilMs: cooldownEnd(next) };
+    if (strike.trip !== undefined || criticalTrip !== undefined || invalidTrip !== undefined) {
+      changes ??= [];
+      if (strike.trip !== undefined) changes.push(started('strikes', strike.trip));
+      if (criticalTrip !== undefined) changes.push(started('critical-rate', criticalTrip));
+      if (invalidTrip !== undefined) changes.push(started('invalid-rate', invalidTrip));
+      next.reportedCooldownUntilMs = cooldownEnd(next);
     }
-    next = reportBand(next, changes);
+    const band = scoreBand(next.score, bands);
+    if (band !== next.reportedBand) {
+      (changes ??= []).push({ type: 'band', from: next.reportedBand, to: band, score: next.score });
+      next.reportedBand = band;
+    }
     store.set(key, next);
-    return changes;
+    return changes ?? NO_CHANGES;
   };
 
   const view = (key: ReputationKey, nowMs: number): ReputationView => {
@@ -247,6 +252,17 @@ export function createReputationTracker(options: CreateReputationTrackerOptions 
         (c) => scoreOf(keyOf(c), nowMs),
       ),
   };
+}
+
+function started(detector: ReputationDetector, trip: DetectorTrip): ReputationChange {
+  return { type: 'cooldown-started', detector, untilMs: trip.untilMs, durationMs: trip.durationMs, level: trip.level };
+}
+
+/** End of a cooldown reported as started that has run out by `nowMs`, if any. */
+function endedCooldown(e: ReputationEntry, nowMs: number): number | undefined {
+  if (e.reportedCooldownUntilMs === null) return undefined;
+  const end = cooldownEnd(e);
+  return end <= nowMs ? end : undefined;
 }
 
 /** The latest end among the detectors' cooldowns (−∞ when none ever ran). */

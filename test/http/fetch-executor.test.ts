@@ -231,6 +231,24 @@ describe('createFetchExecutor', () => {
     await serverSocketClosed;
   });
 
+  it('a reset in the middle of the body keeps the status that had arrived', async () => {
+    let serverSocket: net.Socket | undefined;
+    const { url } = await startHttp((req, res) => {
+      serverSocket = req.socket;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"jsonrpc":"2.0",');
+    });
+    const resetOnceHeadersArrived: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      serverSocket?.resetAndDestroy();
+      return response;
+    };
+
+    const outcome = expectError(await executor({ fetch: resetOnceHeadersArrived }).execute(call(url)));
+
+    expect(outcome).toMatchObject({ kind: 'socket', dispatched: true, status: 200, code: 'ECONNRESET' });
+  });
+
   it('sends nothing when the signal is already aborted', async () => {
     const { seen, url } = await startHttp((_req, res) => res.end('{}'));
 

@@ -1,5 +1,5 @@
 import diagnosticsChannel from 'node:diagnostics_channel';
-import { once } from 'node:events';
+import { getEventListeners, once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
@@ -225,6 +225,38 @@ describe('createUndiciExecutor', () => {
     expect(outcome).toMatchObject({ kind: 'aborted', dispatched: true });
     expect(outcome.status).toBeUndefined();
     await serverSocketClosed;
+  });
+
+  it('a reset in the middle of the body keeps the status that had arrived', async () => {
+    let serverSocket: net.Socket | undefined;
+    const { url } = await startHttp((req, res) => {
+      serverSocket = req.socket;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"jsonrpc":"2.0",');
+    });
+    const headersArrived = nextOnChannel('undici:request:headers');
+
+    const pending = executor().execute(call(url));
+    await headersArrived;
+    serverSocket?.resetAndDestroy();
+    const outcome = expectError(await pending);
+
+    expect(outcome).toMatchObject({ kind: 'socket', dispatched: true, status: 200, code: 'ECONNRESET' });
+  });
+
+  it('leaves no abort listener behind, whatever the outcome', async () => {
+    const { url } = await startHttp((req, res) => res.end(req.url === '/big' ? 'x'.repeat(5_000) : '{}'));
+    const { server, port } = await listen(net.createServer());
+    server.close();
+    await once(server, 'close');
+    const signal = new AbortController().signal;
+    const e = executor();
+
+    expect(await e.execute(call(url, { signal }))).toMatchObject({ type: 'response' });
+    expect(await e.execute(call(`${url}/big`, { signal, maxResponseBytes: 1_000 }))).toMatchObject({ kind: 'too-large' });
+    expect(await e.execute(call(`http://127.0.0.1:${port}/`, { signal }))).toMatchObject({ kind: 'connect' });
+
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
   });
 
   it('sends nothing when the signal is already aborted', async () => {

@@ -71,7 +71,10 @@ describe('pool.request retries', () => {
     const t = createTestPool([endpoint('a'), endpoint('b')]);
     t.executor.script('a', invalidParams);
     t.executor.script('b', invalidParams);
-    await expect(t.pool.request('getBalance', ['x'])).rejects.toMatchObject({ code: 'RPC_ERROR', rpcCode: -32602 });
+    const call = track(t.pool.request('getBalance', ['x']), t.clock);
+    await t.clock.advance(5_000);
+    expect(call.error).toMatchObject({ code: 'RPC_ERROR', rpcCode: -32602, rpcMessage: 'Invalid params: bad pubkey' });
+    expect(call.atMs).toBe(0);
     expect(t.executor.received).toHaveLength(1);
   });
 
@@ -92,6 +95,21 @@ describe('pool.request retries', () => {
       expect(third - second).toBeLessThanOrEqual(200);
       expect(call.atMs).toBe(third);
     }
+  });
+
+  it('backs off before resending to the endpoint that just failed, even while a busy peer exists', async () => {
+    const t = createTestPool([endpoint('a'), endpoint('b', { maxConcurrentRequests: 1 })], {
+      retry: { maxRetries: 2, initialBackoffMs: 100, maxBackoffMs: 1_000 },
+    });
+    await t.pool.acquireForRequestKind('read', { endpoint: 'b' }); // b stays busy
+    const arrivals: number[] = [];
+    t.executor.script('a', () => (arrivals.push(t.clock.now()), http500));
+    const call = track(t.pool.request('getSlot', []), t.clock);
+    await t.clock.advance(1_000);
+    expect(call.error).toMatchObject({ code: 'RETRIES_EXHAUSTED' });
+    expect(arrivals).toHaveLength(3);
+    const gaps = arrivals.slice(1).map((at, i) => at - (arrivals[i] ?? NaN));
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(100);
   });
 
   it('caps each backoff at maxBackoffMs', async () => {
@@ -123,6 +141,31 @@ describe('pool.request cancellation and deadline', () => {
     expect(t.clock.pendingTimers).toBe(0);
   });
 
+  it('sends nothing and fails with ABORTED when the caller aborts right after calling request, before the attempt starts', async () => {
+    const t = createTestPool([endpoint('a')]);
+    const controller = new AbortController();
+    const call = track(t.pool.request('sendTransaction', tx, { signal: controller.signal }), t.clock);
+    controller.abort();
+    await t.clock.advance(20_000);
+    expect(call.error).toMatchObject({ code: 'ABORTED' });
+    expect(call.atMs).toBe(0);
+    expect(t.executor.received).toHaveLength(0);
+  });
+
+  it('sends nothing when the caller aborts in the same instant its waiting call is admitted', async () => {
+    const t = createTestPool([endpoint('a', { maxConcurrentRequests: 1 })]);
+    const held = await t.pool.acquireForRequestKind('read');
+    const controller = new AbortController();
+    const call = track(t.pool.request('getSlot', [], { signal: controller.signal }), t.clock);
+    await t.clock.advance(10);
+    held.release();
+    controller.abort();
+    await t.clock.advance(20_000);
+    expect(call.error).toMatchObject({ code: 'ABORTED' });
+    expect(call.atMs).toBe(10);
+    expect(t.executor.received).toHaveLength(0);
+  });
+
   it('reports a sendTransaction aborted after it was written as AMBIGUOUS_DISPATCH, never resending it', async () => {
     const t = createTestPool([endpoint('a'), endpoint('b')]);
     t.executor.script('a', hangUntilAborted);
@@ -146,6 +189,20 @@ describe('pool.request cancellation and deadline', () => {
     expect(call.atMs).toBe(300);
     expect(call.error).toMatchObject({ code: 'DEADLINE_EXCEEDED' });
     expect(t.clock.pendingTimers).toBe(0);
+  });
+
+  it('fails a call waiting in backoff with POOL_CLOSED on close() and stops the backoff timer', async () => {
+    const t = createTestPool([endpoint('a')], { retry: { maxRetries: 3, initialBackoffMs: 500, maxBackoffMs: 500 } });
+    t.executor.script('a', http500);
+    const call = track(t.pool.request('getSlot', []), t.clock);
+    await t.clock.advance(100);
+    expect(t.executor.received).toHaveLength(1);
+    await t.pool.close();
+    await t.clock.flush();
+    expect(call.error).toMatchObject({ code: 'POOL_CLOSED' });
+    expect(t.clock.pendingTimers).toBe(0);
+    await t.clock.advance(10_000);
+    expect(t.executor.received).toHaveLength(1);
   });
 
   it('fails a call in flight with POOL_CLOSED on close() and stops its timers', async () => {

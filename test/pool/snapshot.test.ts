@@ -83,6 +83,16 @@ const SECRETS = [
 const secretConfig = (): EndpointConfig[] =>
   SECRET_URLS.map((url, i) => ({ url, ...(i === 4 ? { headers: { 'x-api-key': 'HEADERSECRET777' } } : {}) }));
 
+/** Every secret fragment found in the texts or in any rendering of the errors. */
+function leaksIn(texts: string[], errors: readonly unknown[]): string[] {
+  const all = [...texts];
+  for (const error of errors) {
+    const e = error as Error & { attempts?: unknown; context?: unknown };
+    all.push(e.message, JSON.stringify(e), String(e.stack), JSON.stringify(e.attempts), JSON.stringify(e.context), String(e), inspect(e, { depth: 8 }));
+  }
+  return all.flatMap((text) => SECRETS.filter((secret) => text.includes(secret)).map((secret) => `${secret} in ${text.slice(0, 160)}`));
+}
+
 describe('secrets never leave the pool', () => {
   it('keeps URLs, keys and header values out of snapshots, events, errors, attempts and contexts', async () => {
     const clock = createFakeClock();
@@ -137,6 +147,7 @@ describe('secrets never leave the pool', () => {
     await capture(pool.request('getSlot', [], { timeoutMs: 200 }));
     const controller = new AbortController();
     const aborted = pool.request('getSlot', [], { signal: controller.signal });
+    await clock.flush();
     controller.abort();
     await capture(aborted);
     for (const id of ids) {
@@ -146,7 +157,7 @@ describe('secrets never leave the pool', () => {
       seen.push(inspect(permit, { depth: 5 }));
     }
     await capture(pool.acquireForRequestKind('read', { timeoutMs: 50 }));
-    await capture(pool.acquireForRequestKind('read', { endpoint: SECRET_URLS[0] as string }));
+    await capture(pool.acquireForRequestKind('read', { endpoint: 'no-such-endpoint' }));
     // Invalid configs that carry the secret URLs.
     const badConfigs: EndpointConfig[][] = [
       secretConfig().map((e) => ({ ...e, id: 'same' })),
@@ -161,7 +172,7 @@ describe('secrets never leave the pool', () => {
     expect(errors.map((e) => (e as { code?: string } | undefined)?.code).sort()).toEqual(
       [
         'RETRIES_EXHAUSTED',
-        'RATE_LIMITED',
+        'RETRIES_EXHAUSTED', // every attempt rate limited (lastCause: 'rate-limited')
         'RPC_ERROR',
         'AMBIGUOUS_DISPATCH',
         'DEADLINE_EXCEEDED',
@@ -176,12 +187,17 @@ describe('secrets never leave the pool', () => {
     );
     expect(seen.some((s) => s.includes('"failure"') || s.includes('"cause"'))).toBe(true);
     expect(seen.some((s) => s.includes('rate-limited'))).toBe(true);
-    const texts = [JSON.stringify(pool.snapshot()), ...seen];
-    for (const error of errors) {
-      const e = error as Error & { attempts?: unknown; context?: unknown };
-      texts.push(e.message, JSON.stringify(e), String(e.stack), JSON.stringify(e.attempts), JSON.stringify(e.context), String(e), inspect(e, { depth: 8 }));
+    expect(leaksIn([JSON.stringify(pool.snapshot()), ...seen], errors)).toEqual([]);
+  });
+
+  it('does not echo a configured URL that a caller passed by mistake as the endpoint pin', async () => {
+    const pool = new HttpTransportPool({ endpoints: secretConfig(), executor: createScriptedExecutor(), clock: createFakeClock() });
+    const errors: unknown[] = [];
+    for (const url of SECRET_URLS) {
+      await pool.acquireForRequestKind('read', { endpoint: url }).catch((e: unknown) => errors.push(e));
+      await pool.request('getSlot', [], { endpoint: url }).catch((e: unknown) => errors.push(e));
     }
-    const leaks = texts.flatMap((text) => SECRETS.filter((secret) => text.includes(secret)).map((secret) => `${secret} in ${text.slice(0, 200)}`));
-    expect(leaks).toEqual([]);
+    expect(errors.map((e) => (e as { code?: string }).code)).toEqual(Array(10).fill('NO_ENDPOINT'));
+    expect(leaksIn([], errors)).toEqual([]);
   });
 });
