@@ -66,7 +66,7 @@ export function waterFill(weights: readonly number[], maxOperatorShare: number):
     const heaviest = at(weights, at(order, clamped));
     const freeMass = 1 - clamped * maxOperatorShare;
     // Its share once the mass left over by the clamped ones is spread over the free ones.
-    if (heaviest / total <= maxOperatorShare + SHARE_EPSILON) break;
+    if ((heaviest * freeMass) / freeWeight <= maxOperatorShare + SHARE_EPSILON) break;
     freeWeight -= heaviest;
   }
   // Feasibility guarantees the loop stops before clamping everyone: with M−1 clamped, the

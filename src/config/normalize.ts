@@ -64,13 +64,15 @@ function zodIssues(error: z.ZodError): ConfigIssue[] {
 function resolveRole(endpointId: string, kind: RequestKind, base: RoleSettings, override: RoleSettings | undefined): NormalizedRole {
   const pick = <K extends keyof RoleSettings>(key: K): RoleSettings[K] => override?.[key] ?? base[key];
   const requestsPerSecond = pick('requestsPerSecond');
+  // A role that sets its own rate gets its own default burst, not the endpoint's.
+  const burstCapacity = override?.requestsPerSecond !== undefined ? override.burstCapacity : pick('burstCapacity');
   return {
     endpointId,
     kind,
     tier: pick('tier') ?? 0,
     requestsPerSecond,
     // One second of RPS, but never below one token, so a 0.5 RPS role can still admit.
-    burstCapacity: requestsPerSecond === undefined ? undefined : (pick('burstCapacity') ?? Math.max(1, requestsPerSecond)),
+    burstCapacity: requestsPerSecond === undefined ? undefined : (burstCapacity ?? Math.max(1, requestsPerSecond)),
     maxConcurrentRequests: pick('maxConcurrentRequests'),
     requestTimeoutMs: pick('requestTimeoutMs') ?? DEFAULT_REQUEST_TIMEOUT_MS,
     pauseAfterRateLimitMs: pick('pauseAfterRateLimitMs') ?? DEFAULT_RATE_LIMIT_PAUSE_MS,

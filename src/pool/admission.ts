@@ -29,6 +29,8 @@ export interface AdmissionRequest {
   readonly pin: RoleState | undefined;
   /** Endpoints to use only when no other candidate can admit (retries prefer a different endpoint). */
   readonly avoid: ReadonlySet<string> | undefined;
+  /** An avoided endpoint (or a pinned one in `avoid`) may admit only from this instant: the retry backoff. */
+  readonly avoidUntilMs: number;
   readonly deadlineMs: number;
   readonly timeoutMs: number;
   readonly signal: AbortSignal | undefined;
@@ -163,9 +165,16 @@ export class Admission {
    */
   private tryAdmit(request: AdmissionRequest, now: number): RoleState | undefined {
     this.wakeAtScratch = Number.POSITIVE_INFINITY;
-    if (request.pin) return this.tryRole(request.pin, now) ? request.pin : undefined;
-    const tiers = request.group.tiers;
     const avoid = request.avoid !== undefined && request.avoid.size > 0 ? request.avoid : undefined;
+    const backingOff = avoid !== undefined && now < request.avoidUntilMs;
+    if (request.pin) {
+      if (backingOff && avoid.has(request.pin.endpointId)) {
+        this.wakeAtScratch = request.avoidUntilMs;
+        return undefined;
+      }
+      return this.tryRole(request.pin, now) ? request.pin : undefined;
+    }
+    const tiers = request.group.tiers;
     let eligibleSeen = false;
     for (const tier of tiers) {
       const members = tier.members;
@@ -190,7 +199,10 @@ export class Admission {
         }
       }
     }
-    if (avoid) {
+    if (avoid && backingOff) {
+      // Endpoints that already failed this call come back only after the backoff.
+      this.wakeAtScratch = Math.min(this.wakeAtScratch, request.avoidUntilMs);
+    } else if (avoid) {
       for (const role of request.group.roles) {
         if (avoid.has(role.endpointId) && role.band < 3 && !this.filter.isExcluded(role, now) && this.tryRole(role, now)) return role;
       }

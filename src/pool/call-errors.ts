@@ -94,6 +94,9 @@ export function finalError(reason: RetryStopReason, failure: ClassifiedFailure, 
   if (reason === 'deadline' || (failure.cause === 'timeout' && reason !== 'budget-exhausted')) {
     return make('DEADLINE_EXCEEDED', `${call.method} did not complete within ${Math.round(timeoutMs)} ms`, { timeoutMs });
   }
+  if (reason === 'budget-exhausted' && call.attempts.every((attempt) => attempt.cause === 'rate-limited')) {
+    return make('RATE_LIMITED', `${call.method} was rate limited on every attempt`, failure.providerDelayMs === undefined ? {} : { retryAfterMs: failure.providerDelayMs });
+  }
   if (reason === 'budget-exhausted') {
     return make('RETRIES_EXHAUSTED', `${call.method} failed after ${call.attempts.length} attempts`, { lastCause: failure.cause });
   }

@@ -33,6 +33,12 @@ export interface AcquireOptions {
   readonly endpoint?: string;
 }
 
+/** @internal Endpoints that failed this call, and until when they may not be retried (the backoff). */
+export interface RetryAvoidance {
+  readonly endpoints: ReadonlySet<string>;
+  readonly untilMs: number;
+}
+
 /** @internal Everything the request loop needs from the pool. */
 export interface PoolInternals {
   readonly clock: Clock;
@@ -44,9 +50,8 @@ export interface PoolInternals {
   readonly redact: (text: string) => string;
   readonly inFlightCalls: Set<AbortController>;
   nextId(): number;
-  acquire(kind: RequestKind, options: AcquireOptions, avoid?: ReadonlySet<string>): Promise<HttpRequestPermit>;
+  acquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance): Promise<HttpRequestPermit>;
   classify(method: string, options: RequestOptions): MethodClassification & { readonly retryClass: RetryClass };
-  hasAlternative(kind: RequestKind, avoid: ReadonlySet<string>, pinned: string | undefined): boolean;
 }
 
 /**
@@ -95,7 +100,6 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       nextId: () => (id = id >= Number.MAX_SAFE_INTEGER ? 1 : id + 1),
       acquire: (kind, acquireOptions, avoid) => pool.#acquire(kind, acquireOptions, avoid),
       classify: (method, requestOptions) => pool.#classify(method, requestOptions),
-      hasAlternative: (kind, avoid, pinned) => pool.#hasAlternative(kind, avoid, pinned),
     };
   }
 
@@ -151,33 +155,31 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     return { kind: options.kind ?? base.kind, retryClass: options.retryClass ?? base.retryClass };
   }
 
-  #hasAlternative(kind: RequestKind, avoid: ReadonlySet<string>, pinned: string | undefined): boolean {
-    if (pinned !== undefined) return false;
-    const group = this.#groups.get(kind);
-    return group !== undefined && group.roles.some((role) => !avoid.has(role.endpointId));
-  }
-
-  #acquire(kind: RequestKind, options: AcquireOptions, avoid?: ReadonlySet<string>): Promise<HttpRequestPermit> {
+  #acquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance): Promise<HttpRequestPermit> {
     if (this.#closed) return Promise.reject(new TransportError('POOL_CLOSED', 'The pool was closed', { context: {} }));
     if (options.signal?.aborted) return Promise.reject(abortedError(options.signal));
     const group = this.#groups.get(kind);
     const pin = options.endpoint === undefined ? undefined : group?.roles.find((role) => role.endpointId === options.endpoint);
-    if (!group || (options.endpoint !== undefined && !pin)) {
-      const where = options.endpoint === undefined ? '' : ` on endpoint '${options.endpoint}'`;
-      return Promise.reject(
-        new TransportError('NO_ENDPOINT', `No endpoint serves '${kind}' requests${where}`, {
-          context: options.endpoint === undefined ? { kind } : { kind, pinnedEndpoint: options.endpoint },
-        }),
-      );
-    }
+    if (!group || (options.endpoint !== undefined && !pin)) return Promise.reject(this.#noEndpoint(kind, options.endpoint));
     const timeoutMs = options.timeoutMs ?? (pin ? pin.settings.requestTimeoutMs : group.minTimeoutMs);
     if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
       return Promise.reject(new TransportError('INVALID_INPUT', 'timeoutMs must be a finite number > 0', { context: { field: 'timeoutMs' } }));
     }
     const deadlineMs = this.#clock.now() + timeoutMs;
     return this.#admission
-      .acquire({ group, pin, avoid, deadlineMs, timeoutMs, signal: options.signal })
+      .acquire({ group, pin, avoid: avoid?.endpoints, avoidUntilMs: avoid?.untilMs ?? 0, deadlineMs, timeoutMs, signal: options.signal })
       .then((role) => new HttpRequestPermit(role, this.#permitHost, deadlineMs));
+  }
+
+  #noEndpoint(kind: RequestKind, pinned: string | undefined): TransportError<'NO_ENDPOINT'> {
+    if (pinned === undefined) return new TransportError('NO_ENDPOINT', `No endpoint serves '${kind}' requests`, { context: { kind } });
+    // Echo a pin only when it is a configured id: a caller may have passed a URL (with its key) by mistake.
+    if (this.#endpoints.some((endpoint) => endpoint.id === pinned)) {
+      return new TransportError('NO_ENDPOINT', `Endpoint '${pinned}' does not serve '${kind}' requests`, {
+        context: { kind, pinnedEndpoint: pinned },
+      });
+    }
+    return new TransportError('NO_ENDPOINT', `The pinned endpoint is not a configured endpoint id (kind '${kind}')`, { context: { kind } });
   }
 
   readonly #permitHost: PermitHost = {

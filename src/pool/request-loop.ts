@@ -1,4 +1,3 @@
-import { sleep } from '../clock.js';
 import { TransportError, type AttemptRecord } from '../errors/transport-error.js';
 import { classifyOutcome } from '../http/classify.js';
 import type { RawOutcome } from '../http/executor.js';
@@ -7,7 +6,7 @@ import { buildRequestBody } from '../jsonrpc/envelope.js';
 import { evaluateTransportRetry } from '../retry/evaluate.js';
 import type { RequestKind } from '../retry/causes.js';
 import { failWhileWaiting, finalError, type FailedCall } from './call-errors.js';
-import type { PoolInternals } from './http-transport-pool.js';
+import type { PoolInternals, RetryAvoidance } from './http-transport-pool.js';
 import { permitRole, type HttpRequestPermit } from './permit.js';
 import type { RequestOptions } from './request-options.js';
 
@@ -35,7 +34,8 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
   const startedAt = clock.now();
   const attempts: AttemptRecord[] = [];
   const call: CallContext = { method, params, kind, retryClass, attempts, redact: pool.redact };
-  const avoid = new Set<string>();
+  const failed = new Set<string>();
+  let avoid: RetryAvoidance | undefined;
   // One controller for the whole call, so pool.close() can abort it.
   const callController = new AbortController();
   const onCallerAbort = () => callController.abort(options.signal?.reason);
@@ -58,6 +58,11 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
         throw failWhileWaiting(error, call, callController.signal);
       }
       if (attempt === 1) deadlineMs = permit.deadlineMs;
+      if (callController.signal.aborted) {
+        // Aborted between admission and the attempt: nothing was sent.
+        permit.release();
+        throw failWhileWaiting(undefined, call, callController.signal);
+      }
       const failure = await runAttempt(pool, permit, call, attempt, callController.signal);
       if (failure.ok) return failure.result;
       if (failure.cause === 'aborted') throw failWhileWaiting(undefined, call, callController.signal);
@@ -72,15 +77,10 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
         random: pool.random,
       });
       if (!decision.retry) throw finalError(decision.reason, failure, call, permit.endpointId, deadlineMs - startedAt);
-      avoid.add(permit.endpointId);
-      // Failing over to another endpoint is immediate; backoff applies when only endpoints that already failed remain.
-      if (!pool.hasAlternative(kind, avoid, options.endpoint)) {
-        try {
-          await sleep(clock, decision.delayMs, callController.signal);
-        } catch (error) {
-          throw failWhileWaiting(error, call, callController.signal);
-        }
-      }
+      failed.add(permit.endpointId);
+      // Failing over to another endpoint is immediate; an endpoint that already failed this
+      // call is used again only after the backoff, and only when no other can admit.
+      avoid = { endpoints: failed, untilMs: clock.now() + decision.delayMs };
     }
   } finally {
     options.signal?.removeEventListener('abort', onCallerAbort);
@@ -110,6 +110,7 @@ async function runAttempt(
   };
   const onCallAbort = () => abort('caller');
   callSignal.addEventListener('abort', onCallAbort, { once: true });
+  if (callSignal.aborted) onCallAbort();
   const roleState = permitRole(permit);
   const roleTimeoutMs = roleState.settings.requestTimeoutMs;
   const untilDeadline = permit.deadlineMs - started;

@@ -14,29 +14,18 @@ import {
   type ReputationDetector,
 } from './detectors.js';
 import type { ReputationKey } from './keys.js';
-import {
-  bandRank,
-  bandThresholdsOf,
-  clampScore,
-  recoveredScore,
-  scoreBand,
-  scoreImpact,
-  type BandThresholds,
-  type ReputationBand,
-} from './score.js';
+import { bandRank, bandThresholdsOf, clampScore, recoveredScore, scoreBand, scoreImpact, type ReputationBand } from './score.js';
 import type { ReputationSignal } from './signals.js';
 import { createMemoryReputationStore, type ReputationEntry, type ReputationStore } from './store.js';
 
-/** A change worth a `reputation` event. Carries no key, URL or endpoint id; the pool adds the id. */
-export type ReputationChange =
+/**
+ * A change worth a `reputation` event, with the key's score and band after the call that
+ * reported it. Carries no key, URL or endpoint id; the pool adds the endpoint id.
+ */
+export type ReputationChange = { readonly score: number; readonly band: ReputationBand } & (
+  | { readonly type: 'band'; readonly from: ReputationBand }
   | {
-      readonly type: 'band';
-      readonly from: ReputationBand;
-      readonly to: ReputationBand;
-      readonly score: number;
-    }
-  | {
-      readonly type: 'cooldown-started';
+      readonly type: 'cooldown-start';
       readonly detector: ReputationDetector;
       /** End of this detector's cooldown (the key stays benched until every detector's ends). */
       readonly untilMs: number;
@@ -45,10 +34,11 @@ export type ReputationChange =
       readonly level: number;
     }
   | {
-      readonly type: 'cooldown-ended';
+      readonly type: 'cooldown-end';
       /** When the last running cooldown ended (≤ the `nowMs` at which it was noticed). */
       readonly atMs: number;
-    };
+    }
+);
 
 /** What the pool and `snapshot()` see of one key at one instant. */
 export interface ReputationView {
@@ -78,10 +68,16 @@ export interface ReputationTracker {
   /** Applies one signal at `nowMs`; returns the changes it (and elapsed time) caused. */
   record(key: ReputationKey, signal: ReputationSignal, nowMs: number): readonly ReputationChange[];
   /**
-   * Reports changes due to time alone (cooldown ended, time-based recovery changed the
-   * band) without a signal — call it when a cooldown's `untilMs` timer fires.
+   * Reports changes due to time alone (a cooldown ended, time-based recovery changed the
+   * band) — call it at `nextTimeChangeMs`.
    */
   settle(key: ReputationKey, nowMs: number): readonly ReputationChange[];
+  /**
+   * The next instant after `nowMs` at which the key's view changes with no signal (a
+   * cooldown ends, or a low score recovers); `undefined` if none is pending. A pool that
+   * caches eligibility per role refreshes it (and calls `settle`) then.
+   */
+  nextTimeChangeMs(key: ReputationKey, nowMs: number): number | undefined;
   view(key: ReputationKey, nowMs: number): ReputationView;
   isEligible(key: ReputationKey, nowMs: number): boolean;
   /** Score as read at `nowMs` (time-based recovery applied). */
@@ -98,12 +94,14 @@ export interface ReputationTracker {
   filterEligible<T>(candidates: readonly T[], keyOf: (candidate: T) => ReputationKey, nowMs: number): readonly T[];
 }
 
+type MutableEntry = { -readonly [K in keyof ReputationEntry]: ReputationEntry[K] };
+
 const NO_CHANGES: readonly ReputationChange[] = Object.freeze([]);
 
 export function createReputationTracker(options: CreateReputationTrackerOptions = {}): ReputationTracker {
   const config = reputationConfigSchema.parse(options.config ?? {});
   const store = options.store ?? createMemoryReputationStore();
-  const bands: BandThresholds = bandThresholdsOf(config);
+  const bands = bandThresholdsOf(config);
 
   const fresh = (nowMs: number): ReputationEntry => ({
     score: config.initialScore,
@@ -122,39 +120,52 @@ export function createReputationTracker(options: CreateReputationTrackerOptions 
     return readScore(e, nowMs) >= config.eligibleScore && cooldownEnd(e) <= nowMs;
   };
 
-  /** Reports changes due to time alone and materialises time-based recovery. */
+  /**
+   * Stores `next` and builds the changes against `prev`: a cooldown that ended, cooldowns
+   * that started, and a band change (time-based recovery included).
+   */
+  const commit = (
+    key: ReputationKey,
+    next: MutableEntry,
+    endedAtMs: number | undefined,
+    trips: readonly (readonly [ReputationDetector, DetectorTrip | undefined])[],
+  ): readonly ReputationChange[] => {
+    const score = next.score;
+    const band = scoreBand(score, bands);
+    let changes: ReputationChange[] | undefined;
+    if (endedAtMs !== undefined) {
+      changes = [{ type: 'cooldown-end', atMs: endedAtMs, score, band }];
+      next.reportedCooldownUntilMs = null;
+    }
+    for (const [detector, trip] of trips) {
+      if (trip === undefined) continue;
+      const { untilMs, durationMs, level } = trip;
+      (changes ??= []).push({ type: 'cooldown-start', detector, untilMs, durationMs, level, score, band });
+      next.reportedCooldownUntilMs = cooldownEnd(next);
+    }
+    if (band !== next.reportedBand) {
+      (changes ??= []).push({ type: 'band', from: next.reportedBand, score, band });
+      next.reportedBand = band;
+    }
+    store.set(key, next);
+    return changes ?? NO_CHANGES;
+  };
+
   const settle = (key: ReputationKey, nowMs: number): readonly ReputationChange[] => {
     const prev = store.get(key);
     if (prev === undefined) return NO_CHANGES;
-    let changes: ReputationChange[] | undefined;
-    const ended = endedCooldown(prev, nowMs);
-    if (ended !== undefined) changes = [{ type: 'cooldown-ended', atMs: ended }];
     const score = readScore(prev, nowMs);
-    const band = scoreBand(score, bands);
-    if (band !== prev.reportedBand) (changes ??= []).push({ type: 'band', from: prev.reportedBand, to: band, score });
-    if (changes === undefined && score === prev.score) return NO_CHANGES;
-    store.set(key, {
-      ...prev,
-      score,
-      reportedBand: band,
-      reportedCooldownUntilMs: ended === undefined ? prev.reportedCooldownUntilMs : null,
-    });
-    return changes ?? NO_CHANGES;
+    const ended = endedCooldown(prev, nowMs);
+    if (ended === undefined && score === prev.score) return NO_CHANGES;
+    return commit(key, { ...prev, score }, ended, []);
   };
+
+  const noTrips: readonly [ReputationDetector, undefined][] = [];
 
   const record = (key: ReputationKey, signal: ReputationSignal, nowMs: number): readonly ReputationChange[] => {
     // No-fault outcomes (caller abort, capability limit, our own deadline) leave no trace.
     if (signal.kind === 'none') return settle(key, nowMs);
-    // Hot path (once per attempt): one entry literal, no spreads, no array unless something changed.
     const prev = store.get(key) ?? fresh(nowMs);
-    let changes: ReputationChange[] | undefined;
-    let reported = prev.reportedCooldownUntilMs;
-    const ended = endedCooldown(prev, nowMs);
-    if (ended !== undefined) {
-      changes = [{ type: 'cooldown-ended', atMs: ended }];
-      reported = null;
-    }
-
     const kind = signal.kind;
     const isCritical = kind === 'critical' || kind === 'fatal';
     const isPositive = kind === 'success' || kind === 'recovery';
@@ -175,53 +186,32 @@ export function createReputationTracker(options: CreateReputationTrackerOptions 
       invalidTrip = v.trip;
     }
 
-    const next: { -readonly [K in keyof ReputationEntry]: ReputationEntry[K] } = {
+    const next: MutableEntry = {
       score: clampScore(readScore(prev, nowMs) + scoreImpact(signal, config).delta),
       lastSignalMs: nowMs,
       strikes: strike.state,
       criticalRate,
       invalidRate,
       reportedBand: prev.reportedBand,
-      reportedCooldownUntilMs: reported,
+      reportedCooldownUntilMs: prev.reportedCooldownUntilMs,
     };
-    if (strike.trip !== undefined || criticalTrip !== undefined || invalidTrip !== undefined) {
-      changes ??= [];
-      if (strike.trip !== undefined) changes.push(started('strikes', strike.trip));
-      if (criticalTrip !== undefined) changes.push(started('critical-rate', criticalTrip));
-      if (invalidTrip !== undefined) changes.push(started('invalid-rate', invalidTrip));
-      next.reportedCooldownUntilMs = cooldownEnd(next);
-    }
-    const band = scoreBand(next.score, bands);
-    if (band !== next.reportedBand) {
-      (changes ??= []).push({ type: 'band', from: next.reportedBand, to: band, score: next.score });
-      next.reportedBand = band;
-    }
-    store.set(key, next);
-    return changes ?? NO_CHANGES;
+    const anyTrip = strike.trip !== undefined || criticalTrip !== undefined || invalidTrip !== undefined;
+    const trips = anyTrip
+      ? ([['strikes', strike.trip], ['critical-rate', criticalTrip], ['invalid-rate', invalidTrip]] as const)
+      : noTrips;
+    return commit(key, next, endedCooldown(prev, nowMs), trips);
   };
 
   const view = (key: ReputationKey, nowMs: number): ReputationView => {
     const e = store.get(key);
-    if (e === undefined) {
-      const score = config.initialScore;
-      return {
-        score,
-        band: scoreBand(score, bands),
-        cooldownRemainingMs: 0,
-        strikes: 0,
-        criticalRate: 0,
-        invalidRate: 0,
-        eligible: isEligibleEntry(undefined, nowMs),
-      };
-    }
-    const score = readScore(e, nowMs);
+    const score = e === undefined ? config.initialScore : readScore(e, nowMs);
     return {
       score,
       band: scoreBand(score, bands),
-      cooldownRemainingMs: Math.max(0, cooldownEnd(e) - nowMs),
-      strikes: e.strikes.strikes,
-      criticalRate: e.criticalRate.rate,
-      invalidRate: e.invalidRate.rate,
+      cooldownRemainingMs: e === undefined ? 0 : Math.max(0, cooldownEnd(e) - nowMs),
+      strikes: e?.strikes.strikes ?? 0,
+      criticalRate: e?.criticalRate.rate ?? 0,
+      invalidRate: e?.invalidRate.rate ?? 0,
       eligible: isEligibleEntry(e, nowMs),
     };
   };
@@ -241,9 +231,18 @@ export function createReputationTracker(options: CreateReputationTrackerOptions 
     rankOf: (key, nowMs) => bandRank(scoreOf(key, nowMs), bands),
     cooldownUntil: (key, nowMs) => {
       const e = store.get(key);
-      if (e === undefined) return undefined;
-      const end = cooldownEnd(e);
+      const end = e === undefined ? -Infinity : cooldownEnd(e);
       return end > nowMs ? end : undefined;
+    },
+    nextTimeChangeMs: (key, nowMs) => {
+      const e = store.get(key);
+      if (e === undefined) return undefined;
+      let next = Infinity;
+      const end = cooldownEnd(e);
+      if (end > nowMs) next = end;
+      const recoverAt = e.lastSignalMs + config.recoveryTimeoutMs;
+      if (config.recoveryTimeoutMs > 0 && e.score < config.initialScore && recoverAt > nowMs) next = Math.min(next, recoverAt);
+      return next === Infinity ? undefined : next;
     },
     filterEligible: (candidates, keyOf, nowMs) =>
       filterWithCollapseGuard(
@@ -252,10 +251,6 @@ export function createReputationTracker(options: CreateReputationTrackerOptions 
         (c) => scoreOf(keyOf(c), nowMs),
       ),
   };
-}
-
-function started(detector: ReputationDetector, trip: DetectorTrip): ReputationChange {
-  return { type: 'cooldown-started', detector, untilMs: trip.untilMs, durationMs: trip.durationMs, level: trip.level };
 }
 
 /** End of a cooldown reported as started that has run out by `nowMs`, if any. */

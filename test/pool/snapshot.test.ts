@@ -172,7 +172,7 @@ describe('secrets never leave the pool', () => {
     expect(errors.map((e) => (e as { code?: string } | undefined)?.code).sort()).toEqual(
       [
         'RETRIES_EXHAUSTED',
-        'RETRIES_EXHAUSTED', // every attempt rate limited (lastCause: 'rate-limited')
+        'RATE_LIMITED', // every attempt rate limited
         'RPC_ERROR',
         'AMBIGUOUS_DISPATCH',
         'DEADLINE_EXCEEDED',

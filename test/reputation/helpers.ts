@@ -25,10 +25,10 @@ export function tracker(config: ReputationOptions = {}): ReputationTracker {
   return createReputationTracker({ config });
 }
 
-export type CooldownStarted = Extract<ReputationChange, { type: 'cooldown-started' }>;
+export type CooldownStarted = Extract<ReputationChange, { type: 'cooldown-start' }>;
 
 export function startedBy(changes: readonly ReputationChange[], detector: ReputationDetector): CooldownStarted[] {
-  return changes.filter((c): c is CooldownStarted => c.type === 'cooldown-started' && c.detector === detector);
+  return changes.filter((c): c is CooldownStarted => c.type === 'cooldown-start' && c.detector === detector);
 }
 
 /**

@@ -24,7 +24,7 @@ describe('reputation invariants', () => {
         for (const [signal, gapMs] of steps) {
           now += gapMs;
           for (const change of t.record(key, signal, now)) {
-            if (change.type === 'cooldown-started') {
+            if (change.type === 'cooldown-start') {
               expect(change.durationMs).toBeGreaterThan(0);
               expect(change.durationMs).toBeLessThanOrEqual(HOUR);
             }

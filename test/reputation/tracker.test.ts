@@ -96,6 +96,17 @@ describe('time-based recovery', () => {
     expect(t.view(key, 2_000 + 6 * MIN).score).toBe(55);
   });
 
+  it('tells when the score will recover, and settle reports the band change then', () => {
+    const t = tracker();
+    const key = keyOf('https://a.example/');
+    t.record(key, { kind: 'fatal' }, 0);
+    t.record(key, { kind: 'minor' }, 1_000); // 27
+    expect(t.nextTimeChangeMs(key, 1_000)).toBe(1_000 + 5 * MIN);
+    expect(t.settle(key, 1_000 + 5 * MIN)).toEqual([{ type: 'band', from: 'ineligible', band: 'good', score: 80 }]);
+    expect(t.nextTimeChangeMs(key, 1_000 + 5 * MIN)).toBeUndefined();
+    expect(t.nextTimeChangeMs(keyOf('https://unknown.example/'), 0)).toBeUndefined();
+  });
+
   it('never lowers a score that is above the initial score', () => {
     const t = tracker();
     const key = keyOf('https://a.example/');
@@ -110,7 +121,7 @@ describe('time-based recovery', () => {
     expect(t.view(key, 6 * MIN)).toMatchObject({ score: 80, strikes: 6, cooldownRemainingMs: 4 * MIN, eligible: false });
     // Still broken when readmitted: the next strike benches for 20 min.
     const changes = t.record(key, CRITICAL_PROBE, 10 * MIN);
-    expect(changes).toContainEqual(expect.objectContaining({ type: 'cooldown-started', durationMs: 20 * MIN }));
+    expect(changes).toContainEqual(expect.objectContaining({ type: 'cooldown-start', durationMs: 20 * MIN }));
   });
 
   it('can be disabled', () => {
@@ -127,22 +138,26 @@ describe('changes reported for reputation events', () => {
     const key = keyOf('https://a.example/');
     expect(t.record(key, SUCCESS, 0)).toEqual([]); // 82, good → good
     expect(t.record(key, { kind: 'major' }, 0)).toEqual([]); // 72
-    expect(t.record(key, { kind: 'major' }, 0)).toEqual([{ type: 'band', from: 'good', to: 'fair', score: 62 }]);
+    expect(t.record(key, { kind: 'major' }, 0)).toEqual([{ type: 'band', from: 'good', band: 'fair', score: 62 }]);
     expect(t.record(key, { kind: 'critical', isHealthCheck: true }, 0)).toEqual([
-      { type: 'band', from: 'fair', to: 'poor', score: 37 },
+      { type: 'band', from: 'fair', band: 'poor', score: 37 },
     ]);
     expect(t.record(key, { kind: 'minor' }, 0)).toEqual([]); // 34
     expect(t.record(key, { kind: 'minor' }, 0)).toEqual([]); // 31
-    expect(t.record(key, { kind: 'minor' }, 0)).toEqual([{ type: 'band', from: 'poor', to: 'ineligible', score: 28 }]);
+    expect(t.record(key, { kind: 'minor' }, 0)).toEqual([{ type: 'band', from: 'poor', band: 'ineligible', score: 28 }]);
   });
 
   it('reports a cooldown start with its detector, and its end once time has passed', () => {
     const t = tracker();
     const key = keyOf('https://a.example/');
     const { trip } = driveUntilTrip(t, key, 0, 'critical-rate', HALF_CRITICAL);
-    expect(trip).toEqual({ type: 'cooldown-started', detector: 'critical-rate', untilMs: 10 * MIN, durationMs: 10 * MIN, level: 1 });
-    expect(t.settle(key, 10 * MIN - 1).filter((c) => c.type === 'cooldown-ended')).toEqual([]);
-    expect(t.settle(key, 10 * MIN)).toContainEqual({ type: 'cooldown-ended', atMs: 10 * MIN });
+    expect(trip).toMatchObject({ type: 'cooldown-start', detector: 'critical-rate', untilMs: 10 * MIN, durationMs: 10 * MIN, level: 1 });
+    // The low score recovers first (5 min without signals), then the bench ends.
+    expect(t.nextTimeChangeMs(key, 0)).toBe(5 * MIN);
+    expect(t.settle(key, 5 * MIN)).toEqual([{ type: 'band', from: 'ineligible', band: 'good', score: 80 }]);
+    expect(t.nextTimeChangeMs(key, 5 * MIN)).toBe(10 * MIN);
+    expect(t.settle(key, 10 * MIN - 1).filter((c) => c.type === 'cooldown-end')).toEqual([]);
+    expect(t.settle(key, 10 * MIN)).toContainEqual(expect.objectContaining({ type: 'cooldown-end', atMs: 10 * MIN }));
     expect(t.settle(key, 11 * MIN)).toEqual([]);
   });
 
@@ -152,8 +167,8 @@ describe('changes reported for reputation events', () => {
     for (let i = 0; i < 5; i++) t.record(key, CRITICAL_PROBE, 0); // 0 points, 5 min bench
     const changes = t.record(key, SUCCESS, 30 * MIN);
     expect(changes).toEqual([
-      { type: 'cooldown-ended', atMs: 5 * MIN },
-      { type: 'band', from: 'ineligible', to: 'good', score: 82 },
+      { type: 'cooldown-end', atMs: 5 * MIN, band: 'good', score: 82 },
+      { type: 'band', from: 'ineligible', band: 'good', score: 82 },
     ]);
   });
 
