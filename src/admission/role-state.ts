@@ -34,8 +34,12 @@ export class RoleState {
   rateLimits = 0;
   /** Reputation band rank (0 best … 3 worst) cached from the tracker; 0 when reputation is off. */
   band = 0;
+  /** The member count per band of this role's tier (set when the pool builds its tiers). */
+  tierBandCounts: number[] | undefined;
   /** Instant until which reputation or the host breaker bench this role (0 = not benched). */
   benchedUntilMs = 0;
+  /** Next instant at which the cached band/bench may change by time alone (cooldown end, recovery). */
+  healthRefreshAtMs = 0;
 
   constructor(endpoint: NormalizedEndpoint, settings: NormalizedRole, nowMs: number) {
     this.endpoint = endpoint;
@@ -50,6 +54,16 @@ export class RoleState {
       settings.requestsPerSecond === undefined || settings.burstCapacity === undefined
         ? undefined
         : new TokenBucket(settings.requestsPerSecond, settings.burstCapacity, nowMs);
+  }
+
+  /** Moves the role to another reputation band, keeping its tier's band counts exact. */
+  setBand(band: number): void {
+    if (band === this.band) return;
+    if (this.tierBandCounts) {
+      this.tierBandCounts[this.band]!--;
+      this.tierBandCounts[band]!++;
+    }
+    this.band = band;
   }
 
   get endpointId(): string {

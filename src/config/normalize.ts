@@ -36,8 +36,8 @@ export interface NormalizedEndpoint {
   readonly roles: readonly NormalizedRole[];
 }
 
-function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
+function formatPath(path: readonly PropertyKey[], prefix = ''): string {
+  let out = prefix;
   for (const part of path) {
     if (typeof part === 'number') out += `[${part}]`;
     else out += out === '' ? String(part) : `.${String(part)}`;
@@ -45,19 +45,19 @@ function formatPath(path: readonly PropertyKey[]): string {
   return out === '' ? '(root)' : out;
 }
 
-function invalidConfig(issues: readonly ConfigIssue[]): TransportError<'INVALID_CONFIG'> {
+export function invalidConfig(issues: readonly ConfigIssue[]): TransportError<'INVALID_CONFIG'> {
   const lines = issues.map((issue) => `${issue.path}: ${issue.message}`);
   return new TransportError('INVALID_CONFIG', `Invalid pool configuration: ${lines.join('; ')}`, {
     context: { issues },
   });
 }
 
-function zodIssues(error: z.ZodError): ConfigIssue[] {
+/** Zod issues as config issues: `path: message`, values never echoed (they may be secrets). */
+export function configIssuesOf(error: z.ZodError, prefix = ''): ConfigIssue[] {
   return error.issues.map((issue) => {
-    // Unrecognised keys are reported by name; values are never echoed (they may be secrets).
     const keys = issue.code === 'unrecognized_keys' ? ` (${issue.keys.join(', ')})` : '';
     const message = issue.code === 'unrecognized_keys' ? `unknown option${keys}` : issue.message;
-    return { path: formatPath(issue.path), message };
+    return { path: formatPath(issue.path, prefix), message };
   });
 }
 
@@ -86,7 +86,7 @@ function resolveRole(endpointId: string, kind: RequestKind, base: RoleSettings, 
  */
 export function normalizeEndpoints(options: HttpTransportPoolOptions): NormalizedEndpoint[] {
   const parsed = poolConfigSchema.safeParse(options);
-  if (!parsed.success) throw invalidConfig(zodIssues(parsed.error));
+  if (!parsed.success) throw invalidConfig(configIssuesOf(parsed.error));
 
   const issues: ConfigIssue[] = [];
   const retry = options.retry;

@@ -2,13 +2,15 @@ import type { RoleState } from '../admission/role-state.js';
 import type { Clock, TimerHandle } from '../clock.js';
 import { TransportError } from '../errors/transport-error.js';
 import type { RequestKind } from '../retry/causes.js';
-import type { TierRotation } from './tier-rotation.js';
+import type { TierRotation } from '../concentration/rotation.js';
 
 /** The roles of one priority tier of one kind, with their rotation. */
 export interface Tier {
   readonly tier: number;
   readonly members: readonly RoleState[];
   readonly rotation: TierRotation;
+  /** Members per reputation band rank (0–3), kept current by `RoleState.setBand`; lets the fast path walk once. */
+  readonly bandCounts: number[];
 }
 
 /** Every role serving one kind, by tier, plus the FIFO queue of waiting calls. */
@@ -179,11 +181,11 @@ export class Admission {
     for (const tier of tiers) {
       const members = tier.members;
       const rotation = tier.rotation;
-      rotation.begin();
       // Best reputation band first; a blocked candidate never blocks its peers or lower tiers.
       for (let band = 0; band < 3; band++) {
-        for (let i = 0; i < rotation.size; i++) {
-          const index = rotation.at(i);
+        if (tier.bandCounts[band] === 0) continue;
+        rotation.begin();
+        for (let index = rotation.next(); index !== -1; index = rotation.next()) {
           const role = members[index]!;
           if (role.band !== band) continue;
           if (this.filter.isExcluded(role, now)) {

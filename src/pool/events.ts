@@ -51,6 +51,8 @@ export interface ReshapeEvent extends EventBase {
   readonly kind: RequestKind;
   readonly tier: number;
   readonly maxOperatorShare: number;
+  /** False when the cap cannot be met (cap × operators ≤ 1): operators are then weighted uniformly. */
+  readonly feasible: boolean;
   readonly operators: readonly { readonly operator: string; readonly members: number; readonly naturalShare: number; readonly cappedShare: number }[];
 }
 export interface ReputationEvent extends EventBase {

@@ -1,6 +1,7 @@
 import { RoleState } from '../admission/role-state.js';
 import { systemClock, systemRandom, type Clock, type Random } from '../clock.js';
 import {
+  DEFAULT_MAX_OPERATOR_SHARE,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_RETRY,
   normalizeEndpoints,
@@ -79,7 +80,8 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     const now = this.#clock.now();
     this.#roles = this.#endpoints.flatMap((endpoint) => endpoint.roles.map((role) => new RoleState(endpoint, role, now)));
     this.#health = new PoolHealth(options, this.#endpoints, this.#roles, this.#events, this.#clock);
-    this.#groups = buildKindGroups(this.#roles, random, options.concentration?.maxOperatorShare, this.#events, now);
+    const maxOperatorShare = options.concentration?.maxOperatorShare ?? DEFAULT_MAX_OPERATOR_SHARE;
+    this.#groups = buildKindGroups(this.#roles, random, maxOperatorShare, this.#events, this.#clock);
     this.#admission = new Admission(this.#clock, this.#health);
     this.#methods = options.methods ?? {};
     const fragments = secretFragments(

@@ -1,8 +1,14 @@
 import type { RoleState } from '../admission/role-state.js';
 import type { Clock } from '../clock.js';
+import { configIssuesOf, invalidConfig, type NormalizedEndpoint } from '../config/normalize.js';
 import type { HttpTransportPoolOptions } from '../config/types.js';
-import type { NormalizedEndpoint } from '../config/normalize.js';
 import type { ClassifiedFailure } from '../http/outcome.js';
+import { hostBreakerConfigSchema, reputationConfigSchema } from '../reputation/config.js';
+import { createHostBreaker, type HostBreaker, type HostBreakerChange } from '../reputation/host-breaker.js';
+import { reputationKey, type ReputationKey } from '../reputation/keys.js';
+import { bandRank, type ReputationBand } from '../reputation/score.js';
+import type { ReputationSignal, ReputationSignalKind } from '../reputation/signals.js';
+import { createReputationTracker, type ReputationChange, type ReputationTracker } from '../reputation/tracker.js';
 import type { FailureCause } from '../retry/causes.js';
 import type { CandidateFilter } from './admission.js';
 import type { PoolEvents } from './events.js';
@@ -10,45 +16,79 @@ import type { PoolEvents } from './events.js';
 /** Reputation view of one endpoint, as shown in snapshots. */
 export interface EndpointReputationView {
   readonly score: number;
-  readonly band: 'good' | 'fair' | 'poor' | 'ineligible';
+  readonly band: ReputationBand;
   readonly cooldownRemainingMs: number;
   readonly strikes: number;
   readonly criticalRate: number;
   readonly invalidRate: number;
 }
 
+/** Signals for outcomes reported by hand through a permit (`recordFailure(cause)` without a classified outcome). */
+const SIGNAL_OF_CAUSE: Readonly<Record<FailureCause, ReputationSignalKind>> = {
+  connection: 'major',
+  timeout: 'critical',
+  'rate-limited': 'minor',
+  'temporary-http': 'major',
+  'endpoint-rejected': 'major',
+  request: 'none',
+  'rpc-application': 'none',
+  'invalid-response': 'critical',
+  capability: 'none',
+  aborted: 'none',
+};
+const BREAKER_CAUSES: ReadonlySet<FailureCause> = new Set(['connection', 'timeout', 'temporary-http', 'invalid-response']);
+
+interface Health {
+  readonly tracker: ReputationTracker;
+  readonly breaker: HostBreaker;
+  readonly keyOf: ReadonlyMap<string, ReputationKey>;
+}
+
 /**
- * Connects roles to reputation and the host breaker: records outcomes, caches each role's
- * band and bench time for the admission loop, and emits `cooldown` end events.
+ * Connects roles to reputation and the host breaker (DESIGN §4.4). Outcomes update the
+ * tracker and breaker; the results are cached on each role (band, bench end, next refresh
+ * instant) so the admission loop pays two comparisons per candidate. `reputation: false`
+ * turns both off.
  */
 export class PoolHealth implements CandidateFilter {
   private readonly events: PoolEvents;
   private readonly clock: Clock;
+  private readonly health: Health | undefined;
+  private readonly rolesByKey = new Map<ReputationKey, RoleState[]>();
+  private readonly rolesByHost = new Map<string, RoleState[]>();
+  private readonly firstRoleOf = new Map<string, RoleState>();
 
-  constructor(
-    options: HttpTransportPoolOptions,
-    endpoints: readonly NormalizedEndpoint[],
-    roles: readonly RoleState[],
-    events: PoolEvents,
-    clock: Clock,
-  ) {
-    void options;
-    void endpoints;
-    void roles;
+  constructor(options: HttpTransportPoolOptions, endpoints: readonly NormalizedEndpoint[], roles: readonly RoleState[], events: PoolEvents, clock: Clock) {
     this.events = events;
     this.clock = clock;
+    this.health = options.reputation === false ? undefined : createHealth(options, endpoints);
+    if (!this.health) return;
+    for (const role of roles) {
+      const key = this.health.keyOf.get(role.endpointId)!;
+      push(this.rolesByKey, key, role);
+      push(this.rolesByHost, role.endpoint.hostname, role);
+      if (!this.firstRoleOf.has(role.endpointId)) this.firstRoleOf.set(role.endpointId, role);
+    }
   }
 
   isExcluded(role: RoleState, nowMs: number): boolean {
+    if (nowMs >= role.healthRefreshAtMs) this.refresh(role, nowMs);
     return role.band >= 3 || role.benchedUntilMs > nowMs;
   }
 
   excludedUntil(role: RoleState, nowMs: number): number {
-    return role.benchedUntilMs > nowMs ? role.benchedUntilMs : Number.POSITIVE_INFINITY;
+    if (role.benchedUntilMs > nowMs) return role.benchedUntilMs;
+    return role.healthRefreshAtMs;
   }
 
-  collapseGuard(roles: readonly RoleState[]): readonly RoleState[] {
-    return roles;
+  /** Pool-collapse guard: when every candidate is excluded, keep those with the best score (broken hosts included). */
+  collapseGuard(roles: readonly RoleState[], nowMs: number): readonly RoleState[] {
+    const health = this.health;
+    if (!health) return roles;
+    let best = Number.NEGATIVE_INFINITY;
+    const scores = roles.map((role) => health.tracker.scoreOf(health.keyOf.get(role.endpointId)!, nowMs));
+    for (const score of scores) best = Math.max(best, score);
+    return roles.filter((_, i) => scores[i] === best);
   }
 
   settle(role: RoleState, nowMs: number): void {
@@ -58,26 +98,122 @@ export class PoolHealth implements CandidateFilter {
   }
 
   recordSuccess(role: RoleState, latencyMs: number): void {
-    void role;
-    void latencyMs;
-    void this.clock;
+    const health = this.health;
+    if (!health) return;
+    const now = this.clock.now();
+    this.apply(role, now, health.tracker.record(health.keyOf.get(role.endpointId)!, { kind: 'success', latencyMs }, now));
+    this.applyBreaker(role, now, health.breaker.recordSuccess(role.endpoint.hostname, now));
   }
 
   recordFailure(role: RoleState, cause: FailureCause, failure: ClassifiedFailure | undefined): void {
-    void role;
-    void cause;
-    void failure;
+    const health = this.health;
+    if (!health) return;
+    const now = this.clock.now();
+    const signal: ReputationSignal = failure
+      ? { kind: failure.signal, protocolViolation: failure.protocolViolation }
+      : { kind: SIGNAL_OF_CAUSE[cause] };
+    this.apply(role, now, health.tracker.record(health.keyOf.get(role.endpointId)!, signal, now));
+    const host = role.endpoint.hostname;
+    const breakerFailure = failure ? failure.breakerFailure : BREAKER_CAUSES.has(cause);
+    // A host that answered with a proper JSON-RPC error is alive: that counts as a success for the breaker.
+    const hostAnswered = cause === 'rpc-application' || cause === 'capability';
+    if (breakerFailure) this.applyBreaker(role, now, health.breaker.recordFailure(host, now));
+    else if (hostAnswered) this.applyBreaker(role, now, health.breaker.recordSuccess(host, now));
   }
 
   breakerRemainingMs(endpointId: string, nowMs: number): number {
-    void endpointId;
-    void nowMs;
-    return 0;
+    const role = this.firstRoleOf.get(endpointId);
+    if (!this.health || !role) return 0;
+    return Math.max(0, (this.health.breaker.openUntil(role.endpoint.hostname, nowMs) ?? nowMs) - nowMs);
   }
 
   reputationOf(endpointId: string, nowMs: number): EndpointReputationView | undefined {
-    void endpointId;
-    void nowMs;
-    return undefined;
+    const health = this.health;
+    if (!health) return undefined;
+    const { score, band, cooldownRemainingMs, strikes, criticalRate, invalidRate } = health.tracker.view(health.keyOf.get(endpointId)!, nowMs);
+    return { score, band, cooldownRemainingMs, strikes, criticalRate, invalidRate };
   }
+
+  /** Time alone changed something (a cooldown or open ended, a low score recovered): settle and re-cache. */
+  private refresh(role: RoleState, nowMs: number): void {
+    const health = this.health;
+    if (!health) {
+      role.healthRefreshAtMs = Number.POSITIVE_INFINITY;
+      return;
+    }
+    this.apply(role, nowMs, health.tracker.settle(health.keyOf.get(role.endpointId)!, nowMs));
+    this.applyBreaker(role, nowMs, health.breaker.settle(role.endpoint.hostname, nowMs));
+  }
+
+  private apply(role: RoleState, nowMs: number, changes: readonly ReputationChange[]): void {
+    const key = this.health!.keyOf.get(role.endpointId)!;
+    const sharing = this.rolesByKey.get(key) ?? [role];
+    for (const change of changes) {
+      const reported = new Set<string>();
+      for (const peer of sharing) {
+        if (reported.has(peer.endpointId)) continue;
+        reported.add(peer.endpointId);
+        this.events.emit('reputation', {
+          atMs: nowMs,
+          endpointId: peer.endpointId,
+          change: change.type,
+          score: change.score,
+          band: change.band,
+          ...(change.type === 'cooldown-start' ? { detector: change.detector, cooldownMs: change.durationMs } : {}),
+        });
+      }
+    }
+    for (const peer of sharing) this.cache(peer, nowMs);
+  }
+
+  private applyBreaker(role: RoleState, nowMs: number, changes: readonly HostBreakerChange[]): void {
+    const onHost = this.rolesByHost.get(role.endpoint.hostname) ?? [role];
+    for (const change of changes) {
+      this.events.emit('breaker', {
+        atMs: nowMs,
+        endpointIds: [...new Set(onHost.map((r) => r.endpointId))],
+        operator: role.endpoint.operator,
+        state: change.type === 'open' ? 'open' : 'closed',
+        ...(change.type === 'open' ? { openForMs: change.durationMs } : {}),
+      });
+    }
+    if (changes.length > 0) for (const peer of onHost) this.cache(peer, nowMs);
+  }
+
+  /** Caches band, bench end and the next instant the view changes by time alone. */
+  private cache(role: RoleState, nowMs: number): void {
+    const { tracker, breaker, keyOf } = this.health!;
+    const key = keyOf.get(role.endpointId)!;
+    const view = tracker.view(key, nowMs);
+    role.setBand(bandRank(view.score, { good: tracker.config.bands.good, fair: tracker.config.bands.fair, eligible: tracker.config.eligibleScore }));
+    const reputationUntil = view.cooldownRemainingMs > 0 ? nowMs + view.cooldownRemainingMs : 0;
+    const breakerUntil = breaker.openUntil(role.endpoint.hostname, nowMs) ?? 0;
+    role.benchedUntilMs = Math.max(reputationUntil, breakerUntil);
+    const next = tracker.nextTimeChangeMs(key, nowMs) ?? Number.POSITIVE_INFINITY;
+    role.healthRefreshAtMs = Math.min(next, breakerUntil > nowMs ? breakerUntil : Number.POSITIVE_INFINITY);
+  }
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+function createHealth(options: HttpTransportPoolOptions, endpoints: readonly NormalizedEndpoint[]): Health {
+  const { hostBreaker, ...settings } = (options.reputation ?? {}) as Record<string, unknown>;
+  const latency = (settings['latency'] ?? {}) as Record<string, unknown>;
+  const withProfile = { ...settings, latency: { profile: options.chain ?? 'generic', ...latency } };
+  const reputation = reputationConfigSchema.safeParse(withProfile);
+  const breaker = hostBreakerConfigSchema.safeParse(hostBreaker ?? {});
+  const issues = [
+    ...(reputation.success ? [] : configIssuesOf(reputation.error, 'reputation')),
+    ...(breaker.success ? [] : configIssuesOf(breaker.error, 'reputation.hostBreaker')),
+  ];
+  if (!reputation.success || !breaker.success) throw invalidConfig(issues);
+  const tracker = createReputationTracker({ config: reputation.data });
+  const keyOf = new Map(
+    endpoints.map((e) => [e.id, reputationKey(reputation.data.granularity, { url: e.url, endpointId: e.id, domain: e.operator })] as const),
+  );
+  return { tracker, breaker: createHostBreaker({ config: breaker.data }), keyOf };
 }

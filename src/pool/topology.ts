@@ -1,25 +1,24 @@
 import type { RoleState } from '../admission/role-state.js';
-import type { Random } from '../clock.js';
+import type { Clock, Random } from '../clock.js';
+import { createTierRotation, planTier } from '../concentration/tier-plan.js';
 import type { RequestKind } from '../retry/causes.js';
 import type { KindGroup, Tier } from './admission.js';
 import type { PoolEvents } from './events.js';
-import { RoundRobinRotation } from './tier-rotation.js';
 
 /**
- * Groups roles by kind, then by priority tier (ascending). Each tier gets its own rotation,
- * started at a random member (injected random), so a fleet of bots started together does
- * not hit the same endpoint first.
+ * Groups roles by kind, then by priority tier (ascending), and gives each tier its
+ * rotation: plain round-robin on the fast path, or the weighted rotation the operator cap
+ * calls for (one `reshape` event per reshaped tier). The rotation starts at a random
+ * member (injected random), so a fleet of bots started together does not hit the same
+ * endpoint first.
  */
 export function buildKindGroups(
   roles: readonly RoleState[],
   random: Random,
-  maxOperatorShare: number | undefined,
+  maxOperatorShare: number,
   events: PoolEvents,
-  nowMs: number,
+  clock: Clock,
 ): Map<RequestKind, KindGroup> {
-  void maxOperatorShare;
-  void events;
-  void nowMs;
   const byKind = new Map<RequestKind, RoleState[]>();
   for (const role of roles) {
     const list = byKind.get(role.settings.kind) ?? [];
@@ -31,7 +30,16 @@ export function buildKindGroups(
     const tierNumbers = [...new Set(kindRoles.map((role) => role.settings.tier))].sort((a, b) => a - b);
     const tiers: Tier[] = tierNumbers.map((tier) => {
       const members = kindRoles.filter((role) => role.settings.tier === tier);
-      return { tier, members, rotation: new RoundRobinRotation(members.length, Math.floor(random() * members.length)) };
+      const plan = planTier({ tier, memberOperators: members.map((role) => role.endpoint.operator), maxOperatorShare });
+      const reshape = plan.reshape;
+      // Emitted after construction returns, so `pool.on('reshape', …)` right after `new` sees it.
+      if (reshape) queueMicrotask(() => events.emit('reshape', { atMs: clock.now(), kind, ...reshape }));
+      const bandCounts = [0, 0, 0, 0];
+      for (const role of members) {
+        bandCounts[role.band]!++;
+        role.tierBandCounts = bandCounts;
+      }
+      return { tier, members, bandCounts, rotation: createTierRotation(plan, Math.floor(random() * members.length)) };
     });
     groups.set(kind, {
       kind,
