@@ -108,8 +108,12 @@ export function createWeightedRotation(options: WeightedRotationOptions): TierRo
   // instead of clearing a flag array keeps commit() at one pass.
   const absentStamp = new Uint32Array(operatorCount);
   let stamp = 0;
-  const released = new Uint8Array(operatorCount);
-  const due = new Float64Array(operatorCount);
+  // Offer order key: due slot for released operators; unreleased ones after every released
+  // one (a released operator is due within 1/p slots, so 1/min(p) + 1 separates them).
+  const rank = new Float64Array(operatorCount);
+  let minShare = 1;
+  for (const p of share) if (p > 0 && p < minShare) minShare = p;
+  const unreleasedOffset = 1 / minShare + 1;
   const buffer = new Array<number>(size).fill(0);
   // Walk state: position in operatorOrder, and how many of that operator's members were offered.
   let walkOperator = 0;
@@ -117,32 +121,36 @@ export function createWeightedRotation(options: WeightedRotationOptions): TierRo
   // `next()` yields nothing before the first `begin()`, like the plain rotation.
   let walking = false;
 
-  /** Whether operator a is offered before operator b. */
-  const before = (a: number, b: number): boolean =>
-    released[a] !== released[b] ? released[a] === 1 : due[a]! < due[b]!;
+  /** Recomputes the offer order; lags change only on commit, so this runs once per admission. */
+  const reorder = (): void => {
+    for (let o = 0; o < operatorCount; o++) {
+      const p = share[o]!;
+      const credit = lag[o]! + p;
+      const due = p > 0 ? (1 - credit) / p : Number.POSITIVE_INFINITY;
+      rank[o] = credit > 0 ? due : unreleasedOffset + due;
+    }
+    // Insertion sort of the previous order: between two admissions every released due slot
+    // moves by the same amount, so only the charged operator and the few whose release
+    // status flipped move. Stable, so earlier ties keep their order.
+    for (let i = 1; i < operatorCount; i++) {
+      const o = operatorOrder[i]!;
+      const key = rank[o]!;
+      let j = i - 1;
+      while (j >= 0 && key < rank[operatorOrder[j]!]!) {
+        const moved = operatorOrder[j]!;
+        operatorOrder[j + 1] = moved;
+        positionOf[moved] = j + 1;
+        j--;
+      }
+      operatorOrder[j + 1] = o;
+      positionOf[o] = j + 1;
+    }
+  };
+  reorder();
 
   const rotation: TierRotation = {
     size,
     begin() {
-      for (let o = 0; o < operatorCount; o++) {
-        const p = share[o]!;
-        const credit = lag[o]! + p;
-        released[o] = credit > 0 ? 1 : 0;
-        due[o] = p > 0 ? (1 - credit) / p : Number.POSITIVE_INFINITY;
-      }
-      // Insertion sort of the previous order: nearly sorted already, and stable.
-      for (let i = 1; i < operatorCount; i++) {
-        const o = operatorOrder[i]!;
-        let j = i - 1;
-        while (j >= 0 && before(o, operatorOrder[j]!)) {
-          const moved = operatorOrder[j]!;
-          operatorOrder[j + 1] = moved;
-          positionOf[moved] = j + 1;
-          j--;
-        }
-        operatorOrder[j + 1] = o;
-        positionOf[o] = j + 1;
-      }
       walkOperator = 0;
       walkMember = 0;
       walking = true;
@@ -191,6 +199,7 @@ export function createWeightedRotation(options: WeightedRotationOptions): TierRo
         credited += gain;
       }
       lag[charged]! -= credited;
+      reorder();
       const groupSize = groupStart[charged + 1]! - groupStart[charged]!;
       const nextPosition = positionInGroup[member]! + 1;
       cursor[charged] = nextPosition === groupSize ? 0 : nextPosition;

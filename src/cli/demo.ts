@@ -1,0 +1,188 @@
+import { base64 } from '@scure/base';
+import { createSeededRandom, systemClock, type Random } from '../clock.js';
+import { isTransportError } from '../errors/transport-error.js';
+import { HttpTransportPool } from '../pool/http-transport-pool.js';
+import { createSolanaClient } from '../solana/client.js';
+import { solanaClusterOf } from '../solana/clusters.js';
+import { startDemoNode, type DemoFault, type DemoNode, type SendLedger } from './demo-nodes.js';
+
+export interface DemoOptions {
+  readonly durationMs: number;
+  readonly seed: number;
+  readonly concurrency: number;
+  /** Writes a progress line (the CLI passes stderr; `--json` runs pass nothing). */
+  readonly progress?: (line: string) => void;
+}
+
+export interface DemoEndpointRow {
+  readonly endpoint: string;
+  readonly fault: string;
+  readonly requests: number;
+  readonly successes: number;
+  readonly rateLimited: number;
+  readonly cooldowns: number;
+  readonly score: number | null;
+  readonly share: number;
+  readonly state: string;
+}
+
+export interface DemoReport {
+  readonly seed: number;
+  readonly durationMs: number;
+  readonly calls: number;
+  readonly succeeded: number;
+  readonly successRate: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly sends: number;
+  readonly ambiguousSends: number;
+  readonly duplicateSends: number;
+  readonly excludedForWrongChain: readonly string[];
+  readonly failuresByCode: Readonly<Record<string, number>>;
+  readonly endpoints: readonly DemoEndpointRow[];
+}
+
+const FAULTS: readonly (readonly [string, DemoFault])[] = [
+  ['healthy', { type: 'healthy' }],
+  ['rate-limited', { type: 'rate-limit', requestsPerSecond: 40, retryAfterSeconds: 1 }],
+  ['resetting', { type: 'reset', ratio: 0.2 }],
+  ['slow', { type: 'slow', delayMs: 1_600 }],
+  ['wrong-chain', { type: 'wrong-chain' }],
+];
+
+const ADDRESS = 'Vote111111111111111111111111111111111111111';
+
+/** A wire transaction with one random 64-byte signature and a short message. */
+function wireTransaction(random: Random): string {
+  const bytes = new Uint8Array(1 + 64 + 40);
+  bytes[0] = 1;
+  for (let i = 1; i < bytes.length; i++) bytes[i] = Math.floor(random() * 256);
+  return base64.encode(bytes);
+}
+
+function mostCommon<T>(values: readonly T[]): T | undefined {
+  const counts = new Map<T, number>();
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+  return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/**
+ * The offline demo: five fake Solana nodes on loopback (healthy, rate-limiting with
+ * Retry-After, resetting connections after processing, slow, wrong chain), a genesis check
+ * that keeps the wrong chain out, then a mixed workload of reads and sends through one pool.
+ */
+export async function runDemo(options: DemoOptions): Promise<DemoReport> {
+  const random = createSeededRandom(options.seed);
+  const ledger: SendLedger = new Map();
+  const nodes: DemoNode[] = [];
+  try {
+    for (const [name, fault] of FAULTS) nodes.push(await startDemoNode(name, fault, ledger, () => systemClock.now()));
+    // Each fake node stands for a different provider (on loopback they would share one operator).
+    const endpoints = nodes.map((node) => ({ id: node.name, url: node.url, operator: node.name, requestTimeoutMs: 3_000, maxConcurrentRequests: 8 }));
+
+    // Step 1: ask every endpoint for its genesis hash; keep the majority chain.
+    const probePool = new HttpTransportPool({ endpoints, random, retry: { maxRetries: 3, initialBackoffMs: 20, maxBackoffMs: 100 } });
+    const probe = createSolanaClient(probePool);
+    const clusters = await Promise.all(nodes.map((node) => probe.getGenesisHash({ endpoint: node.name }).then(solanaClusterOf, () => undefined)));
+    await probePool.close();
+    const majority = mostCommon(clusters.filter((c) => c !== undefined));
+    const wrongChain = nodes.filter((_, i) => clusters[i] !== majority).map((node) => node.name);
+
+    // Step 2: the workload, through one pool of the endpoints on the right chain.
+    const pool = new HttpTransportPool({
+      endpoints: endpoints.filter((e) => !wrongChain.includes(e.id)),
+      chain: 'solana',
+      random,
+      retry: { maxRetries: 3, initialBackoffMs: 50, maxBackoffMs: 500 },
+    });
+    const cooldowns = new Map<string, number>();
+    pool.on('cooldown', (e) => {
+      if (e.phase === 'start') cooldowns.set(e.endpointId, (cooldowns.get(e.endpointId) ?? 0) + 1);
+    });
+    const sol = createSolanaClient(pool);
+    const latencies: number[] = [];
+    const failuresByCode: Record<string, number> = {};
+    let calls = 0;
+    let succeeded = 0;
+    let sends = 0;
+    let ambiguousSends = 0;
+    const started = systemClock.now();
+    const deadline = started + options.durationMs;
+
+    const worker = async () => {
+      while (systemClock.now() < deadline) {
+        const isSend = random() < 0.05;
+        const t0 = systemClock.now();
+        calls++;
+        try {
+          if (isSend) {
+            sends++;
+            await sol.sendTransaction(wireTransaction(random), { skipPreflight: true });
+          } else if (random() < 0.5) {
+            await sol.getBalance(ADDRESS);
+          } else {
+            await pool.request('getSlot', []);
+          }
+          succeeded++;
+          latencies.push(systemClock.now() - t0);
+        } catch (error) {
+          const code = isTransportError(error) ? error.code : 'UNEXPECTED';
+          failuresByCode[code] = (failuresByCode[code] ?? 0) + 1;
+          if (code === 'AMBIGUOUS_DISPATCH') ambiguousSends++;
+        }
+      }
+    };
+    const ticker = setInterval(() => {
+      const elapsed = (systemClock.now() - started) / 1000;
+      options.progress?.(`\r${elapsed.toFixed(1)} s  calls ${calls}  ok ${succeeded}  sends ${sends}  ambiguous ${ambiguousSends}   `);
+    }, 250);
+    try {
+      await Promise.all(Array.from({ length: options.concurrency }, worker));
+    } finally {
+      clearInterval(ticker);
+      options.progress?.('\n');
+    }
+
+    const snapshot = pool.snapshot();
+    await pool.close();
+    const totalReceived = nodes.reduce((sum, node) => sum + node.received, 0);
+    const rows: DemoEndpointRow[] = nodes.map((node) => {
+      const roles = snapshot.roles.filter((r) => r.endpointId === node.name);
+      const reputation = snapshot.endpoints.find((e) => e.endpointId === node.name)?.reputation;
+      return {
+        endpoint: node.name,
+        fault: node.fault.type,
+        requests: node.received,
+        successes: roles.reduce((sum, r) => sum + r.successes, 0),
+        rateLimited: node.rateLimited,
+        cooldowns: cooldowns.get(node.name) ?? 0,
+        score: reputation ? Math.round(reputation.score) : null,
+        share: totalReceived === 0 ? 0 : node.received / totalReceived,
+        state: wrongChain.includes(node.name) ? 'excluded (wrong chain)' : (roles.find((r) => r.kind === 'read')?.availability ?? 'unknown'),
+      };
+    });
+    latencies.sort((a, b) => a - b);
+    return {
+      seed: options.seed,
+      durationMs: options.durationMs,
+      calls,
+      succeeded,
+      successRate: calls === 0 ? 0 : succeeded / calls,
+      p50Ms: percentile(latencies, 50),
+      p99Ms: percentile(latencies, 99),
+      sends,
+      ambiguousSends,
+      duplicateSends: [...ledger.values()].filter((count) => count > 1).length,
+      excludedForWrongChain: wrongChain,
+      failuresByCode,
+      endpoints: rows,
+    };
+  } finally {
+    await Promise.all(nodes.map((node) => node.close()));
+  }
+}
