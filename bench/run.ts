@@ -5,6 +5,9 @@
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { benchAdmission } from './admission.bench.js';
+import { benchHttp } from './http.bench.js';
+import { benchJson } from './json.bench.js';
+import { benchSelection } from './selection.bench.js';
 
 const args = process.argv.slice(2);
 const jsonIndex = args.indexOf('--json');
@@ -15,4 +18,16 @@ const admission = await benchAdmission();
 console.log('## Admission (acquire + release)\n');
 console.log(admission.markdown, '\n');
 
-if (jsonPath) writeFileSync(jsonPath, JSON.stringify({ admission: admission.results }, null, 2));
+const selection = await benchSelection();
+console.log('## Selection per admission (filter + band + cap + rotation + reputation record)\n');
+console.log(selection.markdown, '\n');
+
+const json = await benchJson();
+console.log('## Exact-integer JSON parsing\n');
+console.log(json.markdown, '\n');
+
+const http = await benchHttp();
+console.log('## HTTP: pool.request vs raw undici Pool.request (same loopback server, separate process)\n');
+console.log(http.markdown, '\n');
+
+if (jsonPath) writeFileSync(jsonPath, JSON.stringify({ admission: admission.results, json: json.results, http: http.results }, null, 2));

@@ -1,64 +1,104 @@
 /**
- * Cost of choosing a member inside one tier (rotation + operator cap), per admission.
- * Run: `npx tsx bench/selection.bench.ts`. Numbers are ns per admission on this machine;
- * compare paths with each other, not with other machines.
+ * Selection cost per admission through the pool (DESIGN §6: admission + selection + cap +
+ * reputation ≤ 5 µs per call at 1 000 endpoints): `acquireForRequestKind('read')` +
+ * `recordSuccess(1)` + `release()` — candidate filter, band order, operator cap, rotation,
+ * token bucket, permit, and the reputation/breaker record of the outcome. Run via
+ * `npm run bench` (or `npx tsx bench/selection.bench.ts` for this table alone).
  *
- * - walk: `begin()` + first `next()` + `commit()` — what the pool does when the first member
- *   offered admits (the common case).
- * - order: `order()` (whole trial order materialised) + `commit()` of its first member.
+ * - fast path: endpoints spread evenly over up to 50 operators, cap 0.65 → no reshape
+ *   (plain rotation).
+ * - reshaping path: one operator owns half the endpoints, cap 0.3 → water-filled weights and
+ *   the weighted rotation.
+ * Each with reputation on (defaults) and `reputation: false`.
  */
-import { createTierRotation, planTier, type TierPlan } from '../src/concentration/tier-plan.js';
+import { pathToFileURL } from 'node:url';
+import { createSeededRandom } from '../src/clock.js';
+import type { EndpointConfig } from '../src/config/types.js';
+import type { HttpExecutor } from '../src/http/executor.js';
+import { HttpTransportPool } from '../src/pool/http-transport-pool.js';
+import { formatNs, micro, table, type MicroResult } from './util.js';
 
 const OPERATORS = 50;
+const SIZES = [10, 100, 1_000] as const;
+const TARGET_NS = 5_000;
 
-function tier(members: number, reshape: boolean): TierPlan {
-  const operators = Math.min(OPERATORS, members);
-  // Reshaping path: operator 0 runs half the tier and the cap is 0.3, so water-filling
-  // clamps it. Fast path: members spread round-robin over the operators, cap disabled.
-  const names = Array.from({ length: members }, (_, m) =>
-    reshape && m < members / 2 ? 'op0.example' : `op${m % operators}.example`,
-  );
-  const plan = planTier({ tier: 0, memberOperators: names, maxOperatorShare: reshape ? 0.3 : 0 });
-  if ((plan.operatorShares !== null) !== reshape) throw new Error('bench tier is not on the intended path');
-  return plan;
+/** Admission never reaches the executor in this benchmark. */
+const idleExecutor: HttpExecutor = {
+  execute: () => Promise.reject(new Error('the selection benchmark sends nothing')),
+  close: () => Promise.resolve(),
+};
+
+type Path = 'fast' | 'reshaping';
+
+export interface SelectionResult extends MicroResult {
+  readonly path: Path;
+  readonly endpoints: number;
+  readonly operators: number;
+  readonly reputation: boolean;
 }
 
-function measure(label: string, iterations: number, body: () => void): void {
-  for (let i = 0; i < iterations / 10; i++) body(); // warm-up
-  let best = Number.POSITIVE_INFINITY;
-  for (let round = 0; round < 5; round++) {
-    const started = performance.now();
-    for (let i = 0; i < iterations; i++) body();
-    best = Math.min(best, ((performance.now() - started) * 1e6) / iterations);
-  }
-  console.log(`${label.padEnd(44)} ${best.toFixed(0).padStart(7)} ns/op`);
+function endpointsFor(size: number, path: Path): EndpointConfig[] {
+  const operators = Math.min(OPERATORS, size);
+  return Array.from({ length: size }, (_, i) => ({
+    id: `e${i}`,
+    url: `https://rpc${i}.node.example/`,
+    // Reshaping path: op0 runs the first half of the tier (plus its round-robin slots).
+    operator: path === 'reshaping' && i < size / 2 ? 'op0' : `op${i % operators}`,
+    kinds: ['read'],
+    requestsPerSecond: 1e9,
+    maxConcurrentRequests: 64,
+  }));
 }
 
-let sink = 0;
-for (const reshape of [false, true]) {
-  for (const members of [10, 100, 1000]) {
-    const plan = tier(members, reshape);
-    const path = reshape ? 'reshaped' : 'fast';
-    const name = `${path} ${members} members / ${plan.operators.length} operators`;
-    const walk = createTierRotation(plan, 3);
-    measure(`walk  ${name}`, 200_000, () => {
-      walk.begin();
-      const member = walk.next();
-      walk.commit(member);
-      sink += member;
-    });
-    const ordered = createTierRotation(plan, 3);
-    measure(`order ${name}`, members >= 1000 ? 20_000 : 200_000, () => {
-      const member = ordered.order()[0] ?? 0;
-      ordered.commit(member);
-      sink += member;
-    });
-  }
-}
-for (const members of [100, 1000]) {
-  const names = Array.from({ length: members }, (_, m) => (m < members / 2 ? 'op0.example' : `op${m % OPERATORS}.example`));
-  measure(`planTier ${members} members (on membership change)`, 2_000, () => {
-    sink += planTier({ tier: 0, memberOperators: names, maxOperatorShare: 0.3 }).size;
+/** Builds the pool and checks it is on the intended path (a reshape event exactly when reshaping). */
+async function poolFor(size: number, path: Path, reputation: boolean): Promise<HttpTransportPool> {
+  const pool = new HttpTransportPool({
+    endpoints: endpointsFor(size, path),
+    executor: idleExecutor,
+    random: createSeededRandom(1),
+    concentration: { maxOperatorShare: path === 'reshaping' ? 0.3 : 0.65 },
+    ...(reputation ? {} : { reputation: false as const }),
   });
+  let reshapes = 0;
+  pool.on('reshape', () => reshapes++);
+  await Promise.resolve();
+  if (reshapes !== (path === 'reshaping' ? 1 : 0)) throw new Error(`bench pool (${path}, ${size}) is not on the intended path`);
+  return pool;
 }
-if (sink === -1) console.log(sink);
+
+export async function benchSelection(): Promise<{ results: SelectionResult[]; markdown: string }> {
+  const results: SelectionResult[] = [];
+  for (const reputation of [true, false]) {
+    for (const path of ['fast', 'reshaping'] as const) {
+      for (const size of SIZES) {
+        const pool = await poolFor(size, path, reputation);
+        const operators = new Set(pool.snapshot().endpoints.map((e) => e.operator)).size;
+        const name = `${path}, ${size} endpoints / ${operators} operators, reputation ${reputation ? 'on' : 'off'}`;
+        const result = await micro(name, async () => {
+          const permit = await pool.acquireForRequestKind('read');
+          permit.recordSuccess(1);
+          permit.release();
+        });
+        results.push({ ...result, path, endpoints: size, operators, reputation });
+        await pool.close();
+      }
+    }
+  }
+  const markdown = table(
+    ['path', 'endpoints', 'operators', 'reputation', 'time/admission', 'bytes/op', `≤ ${formatNs(TARGET_NS)}`],
+    results.map((r) => [
+      r.path,
+      r.endpoints,
+      r.operators,
+      r.reputation ? 'on' : 'off',
+      formatNs(r.nsPerOp),
+      r.bytesPerOp === undefined ? 'n/a' : r.bytesPerOp.toFixed(0),
+      r.nsPerOp <= TARGET_NS ? 'yes' : 'NO',
+    ]),
+  );
+  return { results, markdown };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  console.log((await benchSelection()).markdown);
+}

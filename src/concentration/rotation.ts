@@ -85,8 +85,11 @@ export function createRotation(size: number, start = 0, sequence?: readonly numb
       offset = position + 1 === size ? 0 : position + 1;
     },
     order() {
-      rotation.begin();
-      for (let i = 0; i < size; i++) buffer[i] = rotation.next();
+      // Same result as begin() + next() until -1, without a call per member.
+      offered = size;
+      for (let i = 0, position = offset; i < size; i++, position = position + 1 === size ? 0 : position + 1) {
+        buffer[i] = sequence === undefined ? position : (sequence[position] as number);
+      }
       return buffer;
     },
   };

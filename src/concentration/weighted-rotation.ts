@@ -1,3 +1,4 @@
+import { IndexedHeap } from './indexed-heap.js';
 import type { TierRotation } from './rotation.js';
 
 /** Below this, the operators present hold no share to hand out (only zero-share ones). */
@@ -31,6 +32,14 @@ const SHARE_FLOOR = 1e-12;
  * long outage does not pile up credit into a burst afterwards. The operators present share
  * that admission's credit in proportion to their targets (renormalised over those present),
  * so among the operators still admitting the schedule follows their relative targets.
+ *
+ * Implementation: lags are kept as absolute slots on a virtual clock `V` (one per admission,
+ * stretched to `1/P` when only a share `P` is present), so between admissions only the
+ * charged and the absent operators' slots move: an operator with share p that took n
+ * admissions while present for virtual time `V − F` is *released* once `V` passes
+ * `F + n/p − 1` and *due* at `F + (n + 1)/p − 1`. Released operators sit in a heap by due
+ * slot, unreleased ones in a heap by release slot, so an admission costs O(log M) and walking
+ * the trial order costs O(log k) for the k-th operator.
  */
 
 /** Options for {@link createWeightedRotation}. */
@@ -54,9 +63,8 @@ export interface WeightedRotationOptions {
 /**
  * Creates the weighted rotation described in the module comment.
  *
- * Cost: `begin()` O(M) for M operators (credits change by a uniform shift between calls, so
- * the insertion sort that orders operators only moves the one that was charged), `next()`
- * O(1) amortised, `commit()` O(M). No allocation after construction.
+ * Cost: `begin()` O(1); `next()` O(1) per member, O(log k) to move to the k-th operator;
+ * `commit()` O(log M) plus O(log M) per absent operator. No allocation after construction.
  *
  * @throws RangeError when a member names an unknown operator, an operator has no member, or
  * the shares are not finite, non-negative and summing to more than 0.
@@ -66,6 +74,8 @@ export function createWeightedRotation(options: WeightedRotationOptions): TierRo
   const size = memberOperators.length;
   const operatorCount = operatorShares.length;
   const share = normaliseShares(operatorShares);
+  const start = Math.trunc(options.start ?? 0);
+  if (!Number.isFinite(start)) throw new RangeError('createWeightedRotation: start must be finite');
 
   // Members grouped by operator in one flat array (CSR layout): operator o owns
   // groupMembers[groupStart[o] … groupStart[o + 1] − 1], in member-index order.
@@ -87,86 +97,105 @@ export function createWeightedRotation(options: WeightedRotationOptions): TierRo
     positionInGroup[member] = filled[operator]!;
     groupMembers[groupStart[operator]! + filled[operator]!++] = member;
   });
-
-  const start = Math.trunc(options.start ?? 0);
-  if (!Number.isFinite(start)) throw new RangeError('createWeightedRotation: start must be finite');
   const cursor = new Int32Array(operatorCount);
-  const operatorOrder = new Int32Array(operatorCount);
+  const tieRank = new Int32Array(operatorCount);
   for (let o = 0; o < operatorCount; o++) {
     const groupSize = groupStart[o + 1]! - groupStart[o]!;
-    cursor[o] = ((start % groupSize) + groupSize) % groupSize;
-    // The sort below is stable, so this rotation of the initial order is the tie-break.
-    operatorOrder[o] = (((o + start) % operatorCount) + operatorCount) % operatorCount;
+    cursor[o] = mod(start, groupSize);
+    tieRank[o] = mod(o - start, operatorCount);
   }
 
-  const positionOf = new Int32Array(operatorCount);
-  operatorOrder.forEach((o, position) => {
-    positionOf[o] = position;
-  });
-  const lag = new Float64Array(operatorCount);
-  // absentStamp[o] === stamp marks o absent for the admission being committed; stamping
-  // instead of clearing a flag array keeps commit() at one pass.
-  const absentStamp = new Uint32Array(operatorCount);
-  let stamp = 0;
-  // Offer order key: due slot for released operators; unreleased ones after every released
-  // one (a released operator is due within 1/p slots, so 1/min(p) + 1 separates them).
-  const rank = new Float64Array(operatorCount);
-  let minShare = 1;
-  for (const p of share) if (p > 0 && p < minShare) minShare = p;
-  const unreleasedOffset = 1 / minShare + 1;
-  const buffer = new Array<number>(size).fill(0);
-  // Walk state: position in operatorOrder, and how many of that operator's members were offered.
-  let walkOperator = 0;
-  let walkMember = 0;
-  // `next()` yields nothing before the first `begin()`, like the plain rotation.
-  let walking = false;
-
-  /** Recomputes the offer order; lags change only on commit, so this runs once per admission. */
-  const reorder = (): void => {
-    for (let o = 0; o < operatorCount; o++) {
-      const p = share[o]!;
-      const credit = lag[o]! + p;
-      const due = p > 0 ? (1 - credit) / p : Number.POSITIVE_INFINITY;
-      rank[o] = credit > 0 ? due : unreleasedOffset + due;
-    }
-    // Insertion sort of the previous order: between two admissions every released due slot
-    // moves by the same amount, so only the charged operator and the few whose release
-    // status flipped move. Stable, so earlier ties keep their order.
-    for (let i = 1; i < operatorCount; i++) {
-      const o = operatorOrder[i]!;
-      const key = rank[o]!;
-      let j = i - 1;
-      while (j >= 0 && key < rank[operatorOrder[j]!]!) {
-        const moved = operatorOrder[j]!;
-        operatorOrder[j + 1] = moved;
-        positionOf[moved] = j + 1;
-        j--;
-      }
-      operatorOrder[j + 1] = o;
-      positionOf[o] = j + 1;
-    }
+  // Virtual clock and per-operator slots (see the module comment). Zero-share operators are
+  // in neither heap: they are offered last, in tie order, and never earn or pay.
+  // Slots are recomputed from an integer count (`releaseAt = base + taken/p`, `dueAt =
+  // base + (taken + 1)/p`) rather than accumulated, so rounding does not build up into a
+  // release one slot early over a long run; `base` only moves while the operator is absent
+  // and when the clock is rebased.
+  let clock = 0;
+  const base = new Float64Array(operatorCount).fill(-1);
+  const taken = new Float64Array(operatorCount);
+  const dueAt = new Float64Array(operatorCount);
+  const releaseAt = new Float64Array(operatorCount);
+  const place = (o: number): void => {
+    const p = share[o]!;
+    releaseAt[o] = base[o]! + taken[o]! / p;
+    dueAt[o] = base[o]! + (taken[o]! + 1) / p;
   };
-  reorder();
+  for (let o = 0; o < operatorCount; o++) if (share[o]! > 0) place(o);
+  const released = new IndexedHeap(operatorCount, dueAt, tieRank);
+  const waiting = new IndexedHeap(operatorCount, releaseAt, tieRank);
+  const zeroShare: number[] = [];
+  for (let rank = 0; rank < operatorCount; rank++) {
+    const o = mod(rank + start, operatorCount);
+    if (share[o]! > 0) released.push(o);
+    else zeroShare.push(o);
+  }
+
+  // Walk state. `passed` lists the operators whose members were all offered, in walk order.
+  let phase = PHASE_DONE;
+  let walkOperator = -1;
+  let walkMember = 0;
+  let zeroIndex = 0;
+  const passed = new Int32Array(operatorCount);
+  let passedCount = 0;
+  const buffer = new Array<number>(size).fill(0);
+
+  const nextOperator = (): number => {
+    if (phase === PHASE_RELEASED) {
+      const o = released.nextInWalk();
+      if (o !== -1) return o;
+      phase = PHASE_WAITING;
+      waiting.startWalk();
+    }
+    if (phase === PHASE_WAITING) {
+      const o = waiting.nextInWalk();
+      if (o !== -1) return o;
+      phase = PHASE_ZERO;
+    }
+    if (phase === PHASE_ZERO && zeroIndex < zeroShare.length) return zeroShare[zeroIndex++]!;
+    phase = PHASE_DONE;
+    return -1;
+  };
+
+  /** Recomputes operator o's slots and restores the heap it is in. */
+  const replace = (o: number): void => {
+    place(o);
+    if (released.has(o)) released.update(o);
+    else waiting.update(o);
+  };
+
+  /** Keeps slot values small so float resolution does not decay over a long run. */
+  const rebase = (): void => {
+    for (let o = 0; o < operatorCount; o++) {
+      if (share[o]! === 0) continue;
+      base[o] = releaseAt[o]! - clock;
+      taken[o] = 0;
+      place(o);
+    }
+    clock = 0;
+  };
 
   const rotation: TierRotation = {
     size,
     begin() {
-      walkOperator = 0;
+      phase = PHASE_RELEASED;
+      released.startWalk();
+      zeroIndex = 0;
+      passedCount = 0;
+      walkOperator = nextOperator();
       walkMember = 0;
-      walking = true;
     },
     next() {
-      if (!walking) return -1;
-      while (walkOperator < operatorCount) {
-        const o = operatorOrder[walkOperator]!;
-        const first = groupStart[o]!;
-        const groupSize = groupStart[o + 1]! - first;
+      while (walkOperator !== -1) {
+        const first = groupStart[walkOperator]!;
+        const groupSize = groupStart[walkOperator + 1]! - first;
         if (walkMember < groupSize) {
-          let position = cursor[o]! + walkMember++;
+          let position = cursor[walkOperator]! + walkMember++;
           if (position >= groupSize) position -= groupSize;
           return groupMembers[first + position]!;
         }
-        walkOperator++;
+        passed[passedCount++] = walkOperator;
+        walkOperator = nextOperator();
         walkMember = 0;
       }
       return -1;
@@ -176,33 +205,46 @@ export function createWeightedRotation(options: WeightedRotationOptions): TierRo
         throw new RangeError(`rotation.commit: no member ${member} in a tier of ${size}`);
       }
       const charged = memberOperators[member]!;
-      // Operators the current walk moved past before reaching the charged one were offered
-      // the call and refused it: absent for this admission. A member committed without
-      // being reached (no walk, or a pinned endpoint) makes nobody absent.
-      const absentEnd = Math.min(walkOperator, positionOf[charged]!);
-      stamp++;
+      // Operators the walk passed before reaching the charged one were offered the call and
+      // refused it: absent for this admission. Without a walk nobody is absent.
+      let absentCount = 0;
       let absentShare = 0;
-      for (let i = 0; i < absentEnd; i++) {
-        const o = operatorOrder[i]!;
-        absentStamp[o] = stamp;
-        absentShare += share[o]!;
+      while (absentCount < passedCount && passed[absentCount] !== charged) {
+        absentShare += share[passed[absentCount++]!]!;
       }
-      const presentShare = absentEnd === 0 ? 1 : 1 - absentShare;
-      // Those present earn their renormalised share of this admission; the charged operator
-      // pays exactly what was credited, so total lag stays 0.
-      const scale = presentShare > SHARE_FLOOR ? 1 / presentShare : 0;
-      let credited = 0;
-      for (let o = 0; o < operatorCount; o++) {
-        if (absentStamp[o] === stamp) continue;
-        const gain = share[o]! * scale;
-        lag[o]! += gain;
-        credited += gain;
+      const presentShare = 1 - absentShare;
+      if (presentShare > SHARE_FLOOR) {
+        // Present operators earn p / P of this admission: the clock runs 1/P. Absent ones
+        // keep their lag, so their slots move with the clock.
+        const step = 1 / presentShare;
+        clock += step;
+        for (let i = 0; i < absentCount; i++) {
+          const o = passed[i]!;
+          if (share[o]! > 0) {
+            base[o]! += step;
+            replace(o);
+          }
+        }
+        if (share[charged]! > 0) {
+          taken[charged]! += 1;
+          replace(charged);
+          if (released.has(charged) && releaseAt[charged]! >= clock - RELEASE_SLACK) {
+            released.remove(charged);
+            waiting.push(charged);
+          }
+        }
+        for (let o = waiting.peek(); o !== -1 && releaseAt[o]! < clock - RELEASE_SLACK; o = waiting.peek()) {
+          waiting.remove(o);
+          released.push(o);
+        }
+        if (clock > REBASE_AFTER) rebase();
       }
-      lag[charged]! -= credited;
-      reorder();
       const groupSize = groupStart[charged + 1]! - groupStart[charged]!;
       const nextPosition = positionInGroup[member]! + 1;
       cursor[charged] = nextPosition === groupSize ? 0 : nextPosition;
+      phase = PHASE_DONE;
+      walkOperator = -1;
+      passedCount = 0;
     },
     order() {
       rotation.begin();
@@ -210,7 +252,25 @@ export function createWeightedRotation(options: WeightedRotationOptions): TierRo
       return buffer;
     },
   };
+
   return rotation;
+}
+
+const PHASE_RELEASED = 0;
+const PHASE_WAITING = 1;
+const PHASE_ZERO = 2;
+const PHASE_DONE = 3;
+/**
+ * Shares are floats, so a release that is exactly due in rational terms (share 1/3, third
+ * slot) can land a rounding error early and put the operator exactly one request ahead;
+ * releasing only once the clock is clearly past the slot keeps exact ties on the safe side.
+ */
+const RELEASE_SLACK = 1e-9;
+/** A uniform shift of every slot changes no order; done every ~million admissions. */
+const REBASE_AFTER = 2 ** 20;
+
+function mod(value: number, modulus: number): number {
+  return ((value % modulus) + modulus) % modulus;
 }
 
 function normaliseShares(shares: readonly number[]): Float64Array {

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import * as zlib from 'node:zlib';
 import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
+import { cancellationOf } from './attempt-abort.js';
 import type {
   ExecuteRequest,
   ExecutorErrorKind,
@@ -123,7 +124,8 @@ export function createUndiciExecutor(options: UndiciExecutorOptions = {}): HttpE
   return {
     async execute(request: ExecuteRequest): Promise<RawOutcome> {
       if (closing !== undefined) return failure('other', false, undefined, undefined, new Error('executor closed'));
-      if (request.signal.aborted) return failure('aborted', false, undefined, undefined, request.signal.reason);
+      const cancellation = request.cancellation ?? cancellationOf(request.signal);
+      if (cancellation.aborted) return failure('aborted', false, undefined, undefined, new Error('aborted before dispatch'));
       let target = prepared.get(request.target); // parsed once per target object
       if (target === undefined) {
         try {
@@ -136,8 +138,8 @@ export function createUndiciExecutor(options: UndiciExecutorOptions = {}): HttpE
       const fresh = request.avoidStaleSockets && staleKeepAliveMs <= 0;
       const pool = poolFor(target.origin, request.target, request.avoidStaleSockets);
       const raw = await new Promise<RawResponse | ErrorOutcome>((resolve) => {
-        const handler = new AttemptHandler(request.signal, request.maxResponseBytes, resolve);
-        request.signal.addEventListener('abort', handler.onAbort);
+        const handler = new AttemptHandler(request.maxResponseBytes, resolve);
+        handler.unsubscribe = cancellation.onAbort(handler.onAbort);
         const { path, headers } = target;
         pool.dispatch({ path, method: 'POST', headers, body: request.body, reset: fresh, headersTimeout: 0, bodyTimeout: 0 }, handler);
       });
@@ -163,9 +165,11 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
   private readonly chunks: Buffer[] = [];
   private bytes = 0;
   private controller: Dispatcher.DispatchController | undefined;
+  private aborted = false;
+  /** Removes the abort subscription; set right after construction. */
+  unsubscribe: () => void = () => {};
 
   constructor(
-    private readonly signal: AbortSignal,
     private readonly maxBytes: number,
     private readonly resolve: (result: RawResponse | ErrorOutcome) => void,
   ) {}
@@ -200,16 +204,17 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
 
   /** undici passes no controller when the request fails before it was ever started. */
   onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
-    if (this.signal.aborted) return this.onAbort();
+    if (this.aborted) return this.onAbort();
     const code = errorCode(error);
     this.settle(failure(errorKind(code, this.dispatched), this.dispatched, this.status, code, error));
   }
 
   readonly onAbort = (): void => {
-    const reason: unknown = this.signal.reason;
+    this.aborted = true;
+    const reason = new Error('attempt aborted');
     this.settle(failure('aborted', this.dispatched, this.status, undefined, reason));
     // Cancels the request on its socket; without a controller, onRequestStart will do it.
-    this.controller?.abort(reason instanceof Error ? reason : new Error('aborted'));
+    this.controller?.abort(reason);
   };
 
   private tooLarge(controller: Dispatcher.DispatchController): void {
@@ -221,7 +226,7 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
     if (this.settled) return;
     this.settled = true;
     this.chunks.length = 0;
-    this.signal.removeEventListener('abort', this.onAbort);
+    this.unsubscribe();
     this.resolve(result);
   }
 }

@@ -4,13 +4,15 @@
  * `number` cannot hold exactly come back as `bigint`; every other number stays a
  * `number`, so consumers see the same values `JSON.parse` would give them.
  *
- * Cost: an unsafe integer needs at least 16 digits (2^53 = 9007199254740992), so a body
- * with no run of 16 digits cannot contain one and goes straight to the native
- * `JSON.parse`. Only bodies with such a run pay for the lossless parser.
+ * Cost: an unsafe integer needs at least 16 digits (2^53 = 9007199254740992), and a JSON
+ * number always follows `:`, `,`, `[` or the start of the text (whitespace allowed). A body with no such 16-digit
+ * run cannot contain one and goes straight to the native `JSON.parse`; digit runs inside
+ * strings (base58 keys, hex data) do not trigger the slow path. Only bodies that may
+ * hold an unsafe integer pay for the lossless parser.
  */
 import { parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
 
-const LONG_DIGIT_RUN = /\d{16,}/;
+const LONG_INTEGER_TOKEN = /(?:^|[:,[])\s*-?\d{16}/;
 const INTEGER_TEXT = /^-?\d+$/;
 
 function parseNumberExact(text: string): number | bigint {
@@ -33,7 +35,7 @@ function keepLastDuplicate(info: { newValue: unknown }): unknown {
  * @throws SyntaxError when `text` is not valid JSON.
  */
 export function parseJsonExact(text: string): unknown {
-  if (!LONG_DIGIT_RUN.test(text)) {
+  if (!LONG_INTEGER_TOKEN.test(text)) {
     return JSON.parse(text) as unknown;
   }
   return parseLossless(text, null, {

@@ -52,10 +52,8 @@ function lastWasAmbiguousSend(call: FailedCall): boolean {
  * backoff, close), and turns an abort after an ambiguous send into `AMBIGUOUS_DISPATCH`:
  * the caller must learn that the transaction may have landed.
  */
-export function failWhileWaiting(error: unknown, call: FailedCall, signal: AbortSignal): TransportError {
-  const reason: unknown = signal.aborted ? signal.reason : undefined;
+export function failWhileWaiting(error: unknown, call: FailedCall, closed: TransportError | undefined): TransportError {
   const base = error instanceof TransportError ? error : new TransportError('ABORTED', 'The call was aborted by the caller', { context: {}, cause: error });
-  const closed = reason instanceof TransportError && reason.code === 'POOL_CLOSED' ? reason : undefined;
   const source = closed ?? base;
   if (lastWasAmbiguousSend(call) && (source.code === 'ABORTED' || source.code === 'POOL_CLOSED')) {
     return ambiguous(call, call.attempts.at(-1)?.endpointId, source, 'the call was cancelled after it was written');

@@ -49,7 +49,10 @@ export interface PoolInternals {
   readonly retry: TransportRetrySettings;
   readonly maxResponseBytes: number;
   readonly redact: (text: string) => string;
-  readonly inFlightCalls: Set<AbortController>;
+  /** Cancels each attempt in flight (pool.close()). */
+  readonly inFlightAttempts: Set<() => void>;
+  /** The POOL_CLOSED error once the pool is closed. */
+  closedError(): TransportError<'POOL_CLOSED'> | undefined;
   nextId(): number;
   acquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance): Promise<HttpRequestPermit>;
   classify(method: string, options: RequestOptions): MethodClassification & { readonly retryClass: RetryClass };
@@ -71,6 +74,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   readonly #internals: PoolInternals;
   readonly #methods: Readonly<Record<string, MethodClassification>>;
   #closed = false;
+  #closedError: TransportError<'POOL_CLOSED'> | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(options: HttpTransportPoolOptions) {
@@ -98,7 +102,8 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       retry: { ...DEFAULT_RETRY, ...options.retry },
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       redact: createRedactor(fragments),
-      inFlightCalls: new Set(),
+      inFlightAttempts: new Set(),
+      closedError: () => pool.#closedError,
       nextId: () => (id = id >= Number.MAX_SAFE_INTEGER ? 1 : id + 1),
       acquire: (kind, acquireOptions, avoid) => pool.#acquire(kind, acquireOptions, avoid),
       classify: (method, requestOptions) => pool.#classify(method, requestOptions),
@@ -141,9 +146,9 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     if (this.#closing) return this.#closing;
     this.#closed = true;
     const closedError = () => new TransportError('POOL_CLOSED', 'The pool was closed', { context: {} });
+    this.#closedError = closedError();
     for (const group of this.#groups.values()) this.#admission.rejectAll(group, closedError);
-    for (const controller of this.#internals.inFlightCalls) controller.abort(closedError());
-    this.#internals.inFlightCalls.clear();
+    for (const cancel of [...this.#internals.inFlightAttempts]) cancel();
     this.#closing = this.#internals.executor.close();
     return this.#closing;
   }

@@ -1,4 +1,5 @@
 import { TransportError, type AttemptRecord } from '../errors/transport-error.js';
+import { AttemptAbort } from '../http/attempt-abort.js';
 import { classifyOutcome } from '../http/classify.js';
 import type { RawOutcome } from '../http/executor.js';
 import type { AbortReason, ClassifiedFailure } from '../http/outcome.js';
@@ -24,67 +25,57 @@ function invalidInput(field: string, message: string): TransportError<'INVALID_I
 /**
  * One call: acquire → execute → classify → record → decide, until a result, a final
  * failure, or the deadline. Every wait (admission, backoff, the attempt itself) is
- * bounded by the one deadline and cancelled by the caller's signal.
+ * bounded by the one deadline and cancelled by the caller's signal; a retry's backoff is
+ * a condition of admission (failed endpoints are admissible only after it), so it never
+ * delays failover to a healthy peer.
  */
 export async function runRequest(pool: PoolInternals, method: string, params: readonly unknown[], options: RequestOptions): Promise<unknown> {
   if (typeof method !== 'string' || method.length === 0) throw invalidInput('method', 'method must be a non-empty string');
   if (!Array.isArray(params)) throw invalidInput('params', 'params must be an array');
   const { kind, retryClass } = pool.classify(method, options);
-  const clock = pool.clock;
+  const { clock } = pool;
+  const { signal } = options;
   const startedAt = clock.now();
-  const attempts: AttemptRecord[] = [];
-  const call: CallContext = { method, params, kind, retryClass, attempts, redact: pool.redact };
+  const call: CallContext = { method, params, kind, retryClass, attempts: [], redact: pool.redact };
   const failed = new Set<string>();
   let avoid: RetryAvoidance | undefined;
-  // One controller for the whole call, so pool.close() can abort it.
-  const callController = new AbortController();
-  const onCallerAbort = () => callController.abort(options.signal?.reason);
-  options.signal?.addEventListener('abort', onCallerAbort, { once: true });
-  if (options.signal?.aborted) onCallerAbort();
-  pool.inFlightCalls.add(callController);
   let deadlineMs = Number.POSITIVE_INFINITY;
-  try {
-    for (let attempt = 1; ; attempt++) {
-      const remaining = deadlineMs - clock.now();
-      const acquireOptions = {
-        signal: callController.signal,
-        ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
-        ...(attempt === 1 ? (options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) : { timeoutMs: remaining }),
-      };
-      let permit: HttpRequestPermit;
-      try {
-        permit = await pool.acquire(kind, acquireOptions, avoid);
-      } catch (error) {
-        throw failWhileWaiting(error, call, callController.signal);
-      }
-      if (attempt === 1) deadlineMs = permit.deadlineMs;
-      if (callController.signal.aborted) {
-        // Aborted between admission and the attempt: nothing was sent.
-        permit.release();
-        throw failWhileWaiting(undefined, call, callController.signal);
-      }
-      const failure = await runAttempt(pool, permit, call, attempt, callController.signal);
-      if (failure.ok) return failure.result;
-      if (failure.cause === 'aborted') throw failWhileWaiting(undefined, call, callController.signal);
-      const decision = evaluateTransportRetry({
-        cause: failure.cause,
-        dispatch: failure.dispatch,
-        retryClass,
-        attempt,
-        settings: pool.retry,
-        providerDelayMs: failure.providerDelayMs,
-        remainingMs: deadlineMs - clock.now(),
-        random: pool.random,
-      });
-      if (!decision.retry) throw finalError(decision.reason, failure, call, permit.endpointId, deadlineMs - startedAt);
-      failed.add(permit.endpointId);
-      // Failing over to another endpoint is immediate; an endpoint that already failed this
-      // call is used again only after the backoff, and only when no other can admit.
-      avoid = { endpoints: failed, untilMs: clock.now() + decision.delayMs };
+  for (let attempt = 1; ; attempt++) {
+    const acquireOptions = {
+      ...(signal === undefined ? {} : { signal }),
+      ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
+      ...(attempt > 1 ? { timeoutMs: deadlineMs - clock.now() } : options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    };
+    let permit: HttpRequestPermit;
+    try {
+      permit = await pool.acquire(kind, acquireOptions, avoid);
+    } catch (error) {
+      throw failWhileWaiting(error, call, pool.closedError());
     }
-  } finally {
-    options.signal?.removeEventListener('abort', onCallerAbort);
-    pool.inFlightCalls.delete(callController);
+    if (attempt === 1) deadlineMs = permit.deadlineMs;
+    if (signal?.aborted || pool.closedError()) {
+      // Aborted between admission and the attempt: nothing was sent.
+      permit.release();
+      throw failWhileWaiting(undefined, call, pool.closedError());
+    }
+    const failure = await runAttempt(pool, permit, call, attempt, signal);
+    if (failure.ok) return failure.result;
+    if (failure.cause === 'aborted') throw failWhileWaiting(undefined, call, pool.closedError());
+    const decision = evaluateTransportRetry({
+      cause: failure.cause,
+      dispatch: failure.dispatch,
+      retryClass,
+      attempt,
+      settings: pool.retry,
+      providerDelayMs: failure.providerDelayMs,
+      remainingMs: deadlineMs - clock.now(),
+      random: pool.random,
+    });
+    if (!decision.retry) throw finalError(decision.reason, failure, call, permit.endpointId, deadlineMs - startedAt);
+    failed.add(permit.endpointId);
+    // Failing over to another endpoint is immediate; an endpoint that already failed this
+    // call is used again only after the backoff, and only when no other can admit.
+    avoid = { endpoints: failed, untilMs: clock.now() + decision.delayMs };
   }
 }
 
@@ -94,23 +85,25 @@ async function runAttempt(
   permit: HttpRequestPermit,
   call: CallContext,
   attempt: number,
-  callSignal: AbortSignal,
+  callerSignal: AbortSignal | undefined,
 ): Promise<AttemptResult> {
   const { clock, events } = pool;
   const role = { endpointId: permit.endpointId, kind: call.kind, method: call.method, attempt };
   const started = clock.now();
   if (events.has('attempt')) events.emit('attempt', { atMs: started, ...role });
   const id = pool.nextId();
-  const controller = new AbortController();
+  const cancellation = new AttemptAbort();
   let abortReason: AbortReason | undefined;
   const abort = (reason: AbortReason) => {
     if (abortReason !== undefined) return;
     abortReason = reason;
-    controller.abort();
+    cancellation.abort();
   };
+  // pool.close() and the caller's signal both cancel the attempt as 'caller'.
   const onCallAbort = () => abort('caller');
-  callSignal.addEventListener('abort', onCallAbort, { once: true });
-  if (callSignal.aborted) onCallAbort();
+  callerSignal?.addEventListener('abort', onCallAbort, { once: true });
+  if (callerSignal?.aborted) onCallAbort();
+  pool.inFlightAttempts.add(onCallAbort);
   const roleState = permitRole(permit);
   const roleTimeoutMs = roleState.settings.requestTimeoutMs;
   const untilDeadline = permit.deadlineMs - started;
@@ -123,7 +116,10 @@ async function runAttempt(
     raw = await pool.executor.execute({
       target: roleState.target,
       body: buildRequestBody(id, call.method, call.params),
-      signal: controller.signal,
+      get signal() {
+        return cancellation.signal;
+      },
+      cancellation,
       maxResponseBytes: pool.maxResponseBytes,
       avoidStaleSockets: call.retryClass === 'never-after-dispatch',
     });
@@ -132,7 +128,8 @@ async function runAttempt(
     raw = { type: 'error', kind: abortReason === undefined ? 'other' : 'aborted', dispatched: true, error };
   } finally {
     timer.cancel();
-    callSignal.removeEventListener('abort', onCallAbort);
+    callerSignal?.removeEventListener('abort', onCallAbort);
+    pool.inFlightAttempts.delete(onCallAbort);
   }
   const latencyMs = clock.now() - started;
   const outcome = classifyOutcome(raw, { method: call.method, id, abortReason, wallNowMs: clock.wallNow() });

@@ -151,13 +151,35 @@ describe('createWeightedRotation', () => {
     run(rotation, 7);
     while (rotation.order()[0] !== 0) run(rotation, 1);
     const during = run(rotation, 100, (member) => member !== 0);
-    expect(during.filter((m) => m === 1).length).toBe(60); // 0.3 / 0.5 of 100
-    expect(during.filter((m) => m === 2).length).toBe(40);
+    // 0.3 : 0.2 of 100, give or take the one request each could be off when it started.
+    expect(Math.abs(during.filter((m) => m === 1).length - 60)).toBeLessThanOrEqual(1);
+    expect(during).not.toContain(0);
     // Recovered: it takes the very next call, and then no more than its share plus the one owed.
     const after = run(rotation, 20);
     expect(after[0]).toBe(0);
     expect(after.filter((m) => m === 0).length).toBeLessThanOrEqual(0.5 * 20 + 1);
     expect(after.filter((m) => m === 0).length).toBeGreaterThanOrEqual(0.5 * 20 - 1);
+  });
+
+  it('stays within one request at exact rational ties and across the periodic clock rebase', () => {
+    // 1/3 is due exactly at slot 3, where a rounding error would release it a slot early;
+    // the second set goes past the rebase after 2^20 admissions.
+    for (const [shares, runs] of [
+      [[1 / 3, 1 / 3, 1 / 6, 1 / 6], 10_000],
+      [[0.013, 0.287, 0.7], 2 ** 20 + 5_000],
+    ] as const) {
+      const rotation = createWeightedRotation({ memberOperators: shares.map((_, o) => o), operatorShares: shares });
+      const counts = shares.map(() => 0);
+      let worst = 0;
+      for (let t = 1; t <= runs; t++) {
+        rotation.begin();
+        const member = rotation.next();
+        rotation.commit(member);
+        counts[member]!++;
+        for (let o = 0; o < shares.length; o++) worst = Math.max(worst, Math.abs(counts[o]! - t * shares[o]!));
+      }
+      expect(worst).toBeLessThan(1);
+    }
   });
 
   it('offers a zero-share operator only after every other operator refused', () => {

@@ -33,7 +33,7 @@ export interface RpcExchange {
   readonly index: number;
 }
 
-export type RpcHandler = (request: ReceivedRequest, exchange: RpcExchange) => void | Promise<void>;
+export type RpcHandler = (request: ReceivedRequest, exchange: RpcExchange) => unknown;
 
 export interface RpcServer {
   /** `http://127.0.0.1:<port>` (no trailing slash). */

@@ -113,14 +113,15 @@ describe('one deadline per call', () => {
   });
 
   it('an abort after the server received the request rejects ABORTED within 200 ms, and the server sees the connection close', async () => {
-    let arrived: (socketClosed: Promise<unknown>) => void = () => undefined;
-    const arrival = new Promise<Promise<unknown>>((resolve) => (arrived = resolve));
-    const server = await startRpcServer((_, { socket }) => arrived(once(socket, 'close')));
+    // Wrapped in an object: resolving with a bare promise would wait for the close itself.
+    let arrived: (value: { socketClosed: Promise<unknown> }) => void = () => undefined;
+    const arrival = new Promise<{ socketClosed: Promise<unknown> }>((resolve) => (arrived = resolve));
+    const server = await startRpcServer((_, { socket }) => arrived({ socketClosed: once(socket, 'close') }));
     const pool = createPool({ endpoints: [{ id: 'a', url: server.url }] });
     const controller = new AbortController();
     const call = rejection(pool.request('getSlot', [], { signal: controller.signal, timeoutMs: 10_000 }));
 
-    const socketClosed = await arrival;
+    const { socketClosed } = await arrival;
     const abortedAt = performance.now();
     controller.abort();
     const error = await call;

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { HttpTransportPoolOptions } from '../../src/config/types.js';
 import { TransportError } from '../../src/errors/transport-error.js';
 import { createEvmClient } from '../../src/evm/client.js';
@@ -136,8 +136,8 @@ describe('sends that may have reached a node are never sent again', () => {
 });
 
 describe.each([
-  ['delta-seconds', () => '2', [1_500, 2_000]],
-  ['an HTTP-date', () => new Date(Date.now() + 2_000).toUTCString(), [1_000, 3_000]],
+  ['delta-seconds', (): string => '2', [1_500, 2_000]],
+  ['an HTTP-date', (): string => new Date(Date.now() + 2_000).toUTCString(), [1_000, 3_000]],
 ] as const)('HTTP 429 with Retry-After as %s', (_, retryAfter, [minCooldownMs, maxCooldownMs]) => {
   const tooManyRequests: RpcHandler = (_request, { res }) =>
     sendBody(res, 'Too Many Requests', 429, { 'content-type': 'text/plain', 'retry-after': retryAfter() });
@@ -191,6 +191,9 @@ describe.each([
 
 describe('the keep-alive race: servers that answer, then close 1 ms later without `connection: close`', () => {
   const N = 100;
+  const report: string[] = [];
+  afterAll(() => console.log(`keep-alive race: ${report.join('; ')}`));
+
   /** Answers like a node, then closes the socket 1 ms later (no `connection: close` header on keep-alive requests). */
   const racy =
     (resultJson: (params: unknown) => string): RpcHandler =>
@@ -198,81 +201,87 @@ describe('the keep-alive race: servers that answer, then close 1 ms later withou
       sendResult(res, request.id, resultJson(request.params));
       setTimeout(() => socket.end(), 1);
     };
-  const racySigner = racy((params) => JSON.stringify(signatureOf((params as [string])[0])));
-
-  async function sendSequentially(pool: HttpTransportPool, offset: number) {
-    const sol = createSolanaClient(pool);
-    let succeeded = 0;
-    let ambiguous = 0;
-    const otherErrors: string[] = [];
-    for (let i = 0; i < N; i++) {
+  /** Precomputed, so the server answers as fast as a node would (decoding here would slow it, and the race with it). */
+  const signatures = new Map<string, string>();
+  const racySigner = racy((params) => JSON.stringify(signatures.get((params as [string])[0]) ?? ''));
+  const transactions = (offset: number, count: number): string[] =>
+    Array.from({ length: count }, (_, i) => {
       const tx = wireTransaction(offset + i);
+      signatures.set(tx, signatureOf(tx));
+      return tx;
+    });
+
+  /** Sequential typed sends: at most `max`, stopping early once `stopAfterAmbiguous` ended ambiguous. */
+  async function sendSequentially(pool: HttpTransportPool, offset: number, max: number, stopAfterAmbiguous = Infinity) {
+    const sol = createSolanaClient(pool);
+    const result = { calls: 0, succeeded: 0, ambiguous: 0, otherErrors: [] as string[] };
+    for (const tx of transactions(offset, max)) {
+      if (result.ambiguous >= stopAfterAmbiguous) break;
+      result.calls++;
       try {
-        expect(await sol.sendTransaction(tx)).toBe(signatureOf(tx));
-        succeeded++;
+        expect(await sol.sendTransaction(tx)).toBe(signatures.get(tx));
+        result.succeeded++;
       } catch (error) {
-        if (error instanceof TransportError && error.code === 'AMBIGUOUS_DISPATCH') {
-          expect(error.signature).toBe(signatureOf(tx));
-          ambiguous++;
-        } else otherErrors.push(String(error));
+        if (!(error instanceof TransportError && error.code === 'AMBIGUOUS_DISPATCH')) result.otherErrors.push(String(error));
+        else if (error.signature === signatures.get(tx)) result.ambiguous++;
+        else result.otherErrors.push(`wrong signature on ${String(error)}`);
       }
     }
-    return { succeeded, ambiguous, otherErrors };
+    return result;
   }
 
+  /** How many distinct transactions arrived more than once, across all servers. */
   function duplicatesAcross(...servers: RpcServer[]): number {
     const seen = new Map<string, number>();
-    for (const server of servers) {
-      for (const r of server.received) {
-        const [wire] = r.params as [string];
-        if (r.method === 'sendTransaction') seen.set(wire, (seen.get(wire) ?? 0) + 1);
-      }
+    for (const r of servers.flatMap((server) => server.received)) {
+      const [wire] = r.params as [string];
+      if (r.method === 'sendTransaction') seen.set(wire, (seen.get(wire) ?? 0) + 1);
     }
     return [...seen.values()].filter((n) => n > 1).length;
   }
 
-  it(`${N} sequential sends, ${N} sequential reads: no send arrives twice, every read succeeds`, async () => {
-    const a = await startRpcServer(racySigner);
-    const b = await startRpcServer(racySigner);
-    const endpoints = [{ id: 'a', url: a.url }, { id: 'b', url: b.url }];
-    const pool = createPool({ endpoints });
-    const sendsFresh = await sendSequentially(pool, 1_000);
-    expect(sendsFresh.otherErrors).toEqual([]);
-    // A fresh connection per send (the default) makes the race impossible: every send succeeds.
-    expect(sendsFresh.ambiguous).toBe(0);
-    expect(sendsFresh.succeeded).toBe(N);
+  it(`${N} sequential sends (fresh connection per send, the default): none arrives twice, none is ambiguous`, async () => {
+    const [a, b] = [await startRpcServer(racySigner), await startRpcServer(racySigner)];
+    const pool = createPool({ endpoints: [{ id: 'a', url: a.url }, { id: 'b', url: b.url }] });
+    const run = await sendSequentially(pool, 1_000, N);
+    report.push(`${N} sends, fresh connections: ${run.succeeded} ok / ${run.ambiguous} AMBIGUOUS_DISPATCH / ${duplicatesAcross(a, b)} duplicates`);
+    expect(run.otherErrors).toEqual([]);
     expect(duplicatesAcross(a, b)).toBe(0);
     expect(sends(a, b)).toBe(N);
+    // `connection: close` on a fresh socket makes the race impossible (undici executor contract).
+    expect(run.ambiguous).toBe(0);
+    expect(run.succeeded).toBe(N);
+  });
 
-    // The same, with the executor allowed to reuse send sockets for 1 s (opt-in): the race
-    // may now hit sends, which must end ambiguous, never duplicated.
-    const a2 = await startRpcServer(racySigner);
-    const b2 = await startRpcServer(racySigner);
-    const reusing = createPool({
-      endpoints: [{ id: 'a', url: a2.url }, { id: 'b', url: b2.url }],
+  it('sends over reused sockets (opt-in 1 s reuse) do meet the race, and end AMBIGUOUS_DISPATCH instead of arriving twice', async () => {
+    const [a, b] = [await startRpcServer(racySigner), await startRpcServer(racySigner)];
+    const pool = createPool({
+      endpoints: [{ id: 'a', url: a.url }, { id: 'b', url: b.url }],
       executor: createUndiciExecutor({ avoidStaleSocketsKeepAliveMs: 1_000 }),
     });
-    const sendsReused = await sendSequentially(reusing, 2_000);
-    expect(sendsReused.otherErrors).toEqual([]);
-    expect(sendsReused.succeeded + sendsReused.ambiguous).toBe(N);
-    expect(duplicatesAcross(a2, b2)).toBe(0);
-    expect(sends(a2, b2)).toBeLessThanOrEqual(N);
+    // Bounded: the race is timing-dependent (≈1–10 % of sends here), so send until it was met 3 times.
+    const run = await sendSequentially(pool, 5_000, 2_000, 3);
+    report.push(
+      `${run.calls} sends, reused sockets: ${run.succeeded} ok / ${run.ambiguous} AMBIGUOUS_DISPATCH / ` +
+        `${duplicatesAcross(a, b)} duplicates (${sends(a, b)} server arrivals)`,
+    );
+    expect(run.otherErrors).toEqual([]);
+    expect(duplicatesAcross(a, b)).toBe(0);
+    expect(run.ambiguous).toBeGreaterThanOrEqual(1);
+    expect(run.succeeded + run.ambiguous).toBe(run.calls);
+    expect(sends(a, b)).toBe(run.calls);
+  });
 
-    // Reads share keep-alive sockets and meet the race; they are idempotent, so they retry.
-    const readServers = [await startRpcServer(racy(() => '7')), await startRpcServer(racy(() => '7'))];
-    const readPool = createPool({ endpoints: readServers.map((s, i) => ({ id: `r${i}`, url: s.url })) });
+  it(`${N} sequential reads all succeed; those that met the race succeed on retry`, async () => {
+    const servers = [await startRpcServer(racy(() => '7')), await startRpcServer(racy(() => '7'))];
+    const pool = createPool({ endpoints: servers.map((s, i) => ({ id: `r${i}`, url: s.url })) });
     let firstAttemptFailed = 0;
-    readPool.on('failure', (e) => {
+    pool.on('failure', (e) => {
       if (e.attempt === 1) firstAttemptFailed++;
     });
-    for (let i = 0; i < N; i++) expect(await readPool.request('getSlot', [i])).toBe(7);
-
-    console.log(
-      `keep-alive race (N=${N}): sends, fresh connection per send: ${sendsFresh.succeeded} ok / ${sendsFresh.ambiguous} AMBIGUOUS_DISPATCH / 0 duplicates; ` +
-        `sends, 1 s socket reuse: ${sendsReused.succeeded} ok / ${sendsReused.ambiguous} AMBIGUOUS_DISPATCH / 0 duplicates ` +
-        `(server arrivals ${sends(a2, b2)}); ` +
-        `reads: ${N} ok, ${firstAttemptFailed} failed the first attempt and succeeded on retry ` +
-        `(server arrivals ${readServers[0]?.count()}+${readServers[1]?.count()})`,
-    );
+    for (let i = 0; i < N; i++) expect(await pool.request('getSlot', [i])).toBe(7);
+    const arrivals = servers.reduce((sum, s) => sum + s.count('getSlot'), 0);
+    report.push(`${N} reads: ${N} ok, ${firstAttemptFailed} failed the first attempt and succeeded on retry (${arrivals} server arrivals)`);
+    expect(arrivals).toBeGreaterThanOrEqual(N);
   });
 });
