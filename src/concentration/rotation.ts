@@ -26,8 +26,11 @@ export interface TierRotation {
   /** The next member to offer the call to, or `-1` once every member has been offered. */
   next(): number;
   /**
-   * Records that `member` admitted the call. Any member index is accepted, including one
-   * that `next()` has not yielded yet (a caller-pinned endpoint).
+   * Records that `member` admitted the call, and ends the walk. Operators whose members were
+   * all yielded by `next()` before it, in the current walk, were offered the call and did not
+   * take it (blocked, or skipped by the caller for any reason); the weighted rotation treats
+   * them as absent for this admission (see `createWeightedRotation`). Any member index is
+   * accepted, including one `next()` has not yielded yet.
    * @throws RangeError when `member` is not in `0 … size − 1`.
    */
   commit(member: number): void;
@@ -83,6 +86,7 @@ export function createRotation(size: number, start = 0, sequence?: readonly numb
       }
       const position = positionOf === undefined ? member : (positionOf[member] as number);
       offset = position + 1 === size ? 0 : position + 1;
+      offered = size;
     },
     order() {
       // Same result as begin() + next() until -1, without a call per member.

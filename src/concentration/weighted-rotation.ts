@@ -8,8 +8,8 @@ const SHARE_FLOOR = 1e-12;
  * Deterministic weighted rotation for a tier reshaped by the operator cap (DESIGN §4.5).
  *
  * Why not nginx's smooth weighted round-robin (pick the largest credit)? It only keeps an
- * operator within about one request of its target: with eight operators it drifts to 1.05
- * requests behind (found by brute force). The contract is "within one request over ANY run of
+ * operator within about one request of its target: with eight operators it drifts 1.046
+ * requests off (found by brute force over random shares). The contract is "within one request over ANY run of
  * admissions", so operators are scheduled as a Pfair schedule (Baruah et al., 1996) built by
  * earliest-deadline-first:
  *
@@ -18,7 +18,8 @@ const SHARE_FLOOR = 1e-12;
  * - Its next request is *released* once `c > 0` (giving it earlier would put it a whole
  *   request ahead) and *due* by slot `t + (1 − c)/p` (later would leave it a whole request
  *   behind).
- * - Offer the call to released operators by earliest due slot, then to the rest.
+ * - Offer the call to released operators by earliest due slot, then to the rest by earliest
+ *   release slot (the least ahead first), then to zero-share operators.
  *
  * With shares summing to 1 on one "processor" (one admission at a time) a schedule meeting
  * every window exists, and EDF among released unit jobs is optimal, so `−1 < s < 1` after every
