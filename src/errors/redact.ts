@@ -13,7 +13,7 @@ export function redactUrl(url: string): string {
     return '<invalid url>';
   }
   const host = parsed.hostname;
-  const domain = getDomain(host, { allowPrivateDomains: true }) ?? host;
+  const domain = getDomain(host, { allowPrivateDomains: false }) ?? host;
   const prefix = domain === host ? '' : '…';
   return `${parsed.protocol}//${prefix}${domain}`;
 }
@@ -37,7 +37,7 @@ export function secretFragments(urls: readonly string[], headerValues: readonly 
     }
     add(decodeURIComponent(parsed.username));
     add(decodeURIComponent(parsed.password));
-    const domain = getDomain(parsed.hostname, { allowPrivateDomains: true }) ?? parsed.hostname;
+    const domain = getDomain(parsed.hostname, { allowPrivateDomains: false }) ?? parsed.hostname;
     const sub = parsed.hostname.slice(0, Math.max(0, parsed.hostname.length - domain.length - 1));
     for (const label of sub.split('.')) add(label);
     for (const segment of parsed.pathname.split('/')) add(decodeURIComponent(segment));

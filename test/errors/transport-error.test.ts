@@ -68,6 +68,7 @@ describe('redactUrl', () => {
     ['https://user:PASSWORD4242@rpc.example.io/', 'https://…example.io'],
     ['https://foo.bar.co.uk/x', 'https://…bar.co.uk'],
     ['http://127.0.0.1:8899/secret', 'http://127.0.0.1'],
+    ['https://mykey123.workers.dev/', 'https://…workers.dev'],
     ['not a url', '<invalid url>'],
   ])('shows only scheme and registrable domain of %s', (url, expected) => {
     expect(redactUrl(url)).toBe(expected);

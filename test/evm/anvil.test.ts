@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TransportError } from '../../src/errors/transport-error.js';
 import { createEvmClient, type EvmClient } from '../../src/evm/index.js';
@@ -53,6 +54,16 @@ describe('typed EVM calls and sends against anvil through the pool', () => {
     await anvil?.stop();
   });
 
+  /** anvil mines right after answering, not before: poll (bounded, ≤ 2 s) until the receipt exists. */
+  async function receiptOf(hash: string): Promise<{ status: string; blockNumber: string }> {
+    for (let i = 0; i < 80; i++) {
+      const receipt = (await pool.request('eth_getTransactionReceipt', [hash])) as { status: string; blockNumber: string } | null;
+      if (receipt !== null) return receipt;
+      await sleep(25);
+    }
+    throw new Error(`no receipt for ${hash} after 2 s`);
+  }
+
   function poolOver(...urls: string[]): HttpTransportPool {
     const p = new HttpTransportPool({ endpoints: urls.map((url, tier) => ({ id: `e${tier}`, url, tier })), chain: 'evm' });
     extraPools.push(p);
@@ -101,7 +112,7 @@ describe('typed EVM calls and sends against anvil through the pool', () => {
     expect(relay.count()).toBe(0);
 
     // Reconcile: the receipt shows it mined once, in the one new block.
-    const receipt = (await pool.request('eth_getTransactionReceipt', [RECORDED_HASH])) as { status: string; blockNumber: string };
+    const receipt = await receiptOf(RECORDED_HASH);
     expect(receipt.status).toBe('0x1');
     await expect(evm.getBlockNumber()).resolves.toBe(before + 1n);
     expect(BigInt(receipt.blockNumber)).toBe(before + 1n);
@@ -136,10 +147,10 @@ describe('typed EVM calls and sends against anvil through the pool', () => {
     const hash = await relayed.sendRawTransaction(raw);
     expect(hash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(relay.count('eth_sendRawTransaction')).toBe(1);
+    const receipt = await receiptOf(hash);
+    expect(receipt.status).toBe('0x1');
     await expect(evm.getBlockNumber()).resolves.toBe(before + 1n);
     await expect(evm.getBalance(ACCOUNT_1)).resolves.toBe(10_002n * ONE_ETH);
-    const receipt = (await pool.request('eth_getTransactionReceipt', [hash])) as { status: string };
-    expect(receipt.status).toBe('0x1');
   });
 
   it('rejects a bad address without sending anything to the node', async () => {

@@ -104,11 +104,15 @@ describe('one deadline per call', () => {
     const b = await startRpcServer(hang);
     const pool = createPool({ endpoints: [{ id: 'a', url: a.url }, { id: 'b', url: b.url }] });
     const started = performance.now();
+    // A plain 400 ms timer started alongside: how late the event loop runs timers (CPU load from parallel files).
+    const referenceFired = new Promise<number>((resolve) => setTimeout(() => resolve(performance.now()), 400));
     const error = await rejection(pool.request('getSlot', [], { timeoutMs: 400 }));
     const elapsed = performance.now() - started;
+    const timerLatenessMs = Math.max(0, (await referenceFired) - started - 400);
     expect(error.code).toBe('DEADLINE_EXCEEDED');
     expect(elapsed).toBeGreaterThanOrEqual(399);
-    expect(elapsed).toBeLessThanOrEqual(550);
+    // [400, 400 + 150] ms; widened only by the lateness of that plain timer, never by the pool.
+    expect(elapsed).toBeLessThanOrEqual(550 + timerLatenessMs);
     expect(a.count() + b.count()).toBeGreaterThanOrEqual(1);
   });
 

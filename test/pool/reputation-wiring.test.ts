@@ -3,7 +3,7 @@ import type { EndpointConfig } from '../../src/config/types.js';
 import type { RawOutcome } from '../../src/http/executor.js';
 import type { BreakerEvent, ReputationEvent } from '../../src/pool/events.js';
 import type { FailureCause } from '../../src/retry/causes.js';
-import { createTestPool, endpoint, type TestPool } from './pool-fixtures.js';
+import { createTestPool, endpoint, track, type TestPool } from './pool-fixtures.js';
 
 const HTML: RawOutcome = { type: 'response', status: 200, headers: { 'content-type': 'text/html' }, body: '<html><body>502 Bad Gateway</body></html>' };
 const REFUSED: RawOutcome = { type: 'error', kind: 'connect', dispatched: false, code: 'ECONNREFUSED' };
@@ -22,7 +22,12 @@ function watch(t: TestPool) {
 async function reads(t: TestPool, count: number, stepMs = 0): Promise<Record<string, number>> {
   const from = t.executor.received.length;
   for (let i = 0; i < count; i++) {
-    await expect(t.pool.request('getSlot')).resolves.toBe('default');
+    // Time stands still: a read that would have to wait (nothing admits) fails here at once.
+    const read = track(t.pool.request('getSlot'), t.clock);
+    await t.clock.flush();
+    if (!read.settled) throw new Error(`read #${i + 1} did not complete without waiting`);
+    expect(read.error).toBeUndefined();
+    expect(read.value).toBe('default');
     if (stepMs > 0) await t.clock.advance(stepMs);
   }
   const seen: Record<string, number> = {};
