@@ -56,6 +56,12 @@ export interface CandidateFilter {
   collapseGuard(roles: readonly RoleState[], nowMs: number): readonly RoleState[];
   /** Called before each trial so cached state (cooldown ends) can settle. */
   settle(role: RoleState, nowMs: number): void;
+  /**
+   * Refreshes roles whose cached band or bench may have changed by time alone (a recovered
+   * score, an ended cooldown) and returns the next instant at which that can happen again.
+   * One comparison when nothing is due.
+   */
+  refreshDue(nowMs: number): number;
 }
 
 export function abortedError(signal: AbortSignal | undefined): TransportError<'ABORTED'> {
@@ -166,7 +172,8 @@ export class Admission {
    * earliest useful wake-up instant left in `wakeAtScratch`.
    */
   private tryAdmit(request: AdmissionRequest, now: number): RoleState | undefined {
-    this.wakeAtScratch = Number.POSITIVE_INFINITY;
+    // A demoted or benched role may come back by time alone: waiters must wake for that too.
+    this.wakeAtScratch = this.filter.refreshDue(now);
     const avoid = request.avoid !== undefined && request.avoid.size > 0 ? request.avoid : undefined;
     const backingOff = avoid !== undefined && now < request.avoidUntilMs;
     if (request.pin) {

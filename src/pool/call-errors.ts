@@ -92,22 +92,21 @@ export function finalError(reason: RetryStopReason, failure: ClassifiedFailure, 
   if (reason === 'deadline' || (failure.cause === 'timeout' && reason !== 'budget-exhausted')) {
     return make('DEADLINE_EXCEEDED', `${call.method} did not complete within ${Math.round(timeoutMs)} ms`, { timeoutMs });
   }
-  if (reason === 'budget-exhausted' && call.attempts.every((attempt) => attempt.cause === 'rate-limited')) {
-    return make('RATE_LIMITED', `${call.method} was rate limited on every attempt`, failure.providerDelayMs === undefined ? {} : { retryAfterMs: failure.providerDelayMs });
-  }
-  if (reason === 'budget-exhausted') {
+  // When every attempt failed the same way, that way names the error; a mix is RETRIES_EXHAUSTED.
+  const sameCause = call.attempts.every((attempt) => attempt.cause === failure.cause);
+  if (reason === 'budget-exhausted' && !sameCause) {
     return make('RETRIES_EXHAUSTED', `${call.method} failed after ${call.attempts.length} attempts`, { lastCause: failure.cause });
   }
   if (rpcError && (failure.cause === 'rpc-application' || failure.cause === 'capability' || failure.cause === 'request')) return rpcError;
   switch (failure.cause) {
     case 'rate-limited':
-      return make('RATE_LIMITED', `${call.method} was rate limited by endpoint '${endpointId}'`, failure.providerDelayMs === undefined ? {} : { retryAfterMs: failure.providerDelayMs });
+      return make('RATE_LIMITED', `${call.method} was rate limited (last by endpoint '${endpointId}')`, failure.providerDelayMs === undefined ? {} : { retryAfterMs: failure.providerDelayMs });
     case 'invalid-response':
       return make('INVALID_RESPONSE', `${call.method} got an invalid response from endpoint '${endpointId}' (${failure.detail})`, { reason: failure.detail });
     default:
       if (failure.status !== undefined && failure.status >= 400) {
         return make('HTTP_ERROR', `${call.method} failed with HTTP ${failure.status} from endpoint '${endpointId}'`, { status: failure.status });
       }
-      return make('RETRIES_EXHAUSTED', `${call.method} failed (${failure.cause}, ${failure.detail})`, { lastCause: failure.cause });
+      return make('RETRIES_EXHAUSTED', `${call.method} failed after ${call.attempts.length} attempt(s) (${failure.cause}, ${failure.detail})`, { lastCause: failure.cause });
   }
 }

@@ -57,18 +57,36 @@ export class PoolHealth implements CandidateFilter {
   private readonly rolesByKey = new Map<ReputationKey, RoleState[]>();
   private readonly rolesByHost = new Map<string, RoleState[]>();
   private readonly firstRoleOf = new Map<string, RoleState>();
+  private readonly roles: readonly RoleState[];
+  /** Earliest `healthRefreshAtMs` over all roles. */
+  private nextRefreshAtMs = 0;
 
   constructor(options: HttpTransportPoolOptions, endpoints: readonly NormalizedEndpoint[], roles: readonly RoleState[], events: PoolEvents, clock: Clock) {
     this.events = events;
     this.clock = clock;
+    this.roles = roles;
     this.health = options.reputation === false ? undefined : createHealth(options, endpoints);
-    if (!this.health) return;
+    if (!this.health) {
+      this.nextRefreshAtMs = Number.POSITIVE_INFINITY;
+      return;
+    }
     for (const role of roles) {
       const key = this.health.keyOf.get(role.endpointId)!;
       push(this.rolesByKey, key, role);
       push(this.rolesByHost, role.endpoint.hostname, role);
       if (!this.firstRoleOf.has(role.endpointId)) this.firstRoleOf.set(role.endpointId, role);
     }
+  }
+
+  refreshDue(nowMs: number): number {
+    if (nowMs < this.nextRefreshAtMs) return this.nextRefreshAtMs;
+    let next = Number.POSITIVE_INFINITY;
+    for (const role of this.roles) {
+      if (nowMs >= role.healthRefreshAtMs) this.refresh(role, nowMs);
+      next = Math.min(next, role.healthRefreshAtMs);
+    }
+    this.nextRefreshAtMs = next;
+    return next;
   }
 
   isExcluded(role: RoleState, nowMs: number): boolean {
@@ -163,7 +181,8 @@ export class PoolHealth implements CandidateFilter {
         });
       }
     }
-    for (const peer of sharing) this.cache(peer, nowMs);
+    // A signal that changed no band and started no cooldown leaves the cache valid.
+    if (changes.length > 0 || nowMs >= role.healthRefreshAtMs) for (const peer of sharing) this.cache(peer, nowMs);
   }
 
   private applyBreaker(role: RoleState, nowMs: number, changes: readonly HostBreakerChange[]): void {
@@ -191,6 +210,7 @@ export class PoolHealth implements CandidateFilter {
     role.benchedUntilMs = Math.max(reputationUntil, breakerUntil);
     const next = tracker.nextTimeChangeMs(key, nowMs) ?? Number.POSITIVE_INFINITY;
     role.healthRefreshAtMs = Math.min(next, breakerUntil > nowMs ? breakerUntil : Number.POSITIVE_INFINITY);
+    this.nextRefreshAtMs = Math.min(this.nextRefreshAtMs, role.healthRefreshAtMs);
   }
 }
 

@@ -76,10 +76,16 @@ export async function startRpcServer(handler: RpcHandler): Promise<RpcServer> {
       const body = Buffer.concat(chunks).toString('utf8');
       const request: ReceivedRequest = { ...parseRequest(body), path: req.url ?? '', headers: req.headers, body };
       const index = received.push(request) - 1;
-      Promise.resolve(handler(request, { req, res, socket: req.socket, body, index })).catch(() => {
+      // A handler that throws answers 599, so a broken test fails loudly instead of hanging.
+      const failed = () => {
         if (!res.headersSent) res.writeHead(599);
         res.end();
-      });
+      };
+      try {
+        Promise.resolve(handler(request, { req, res, socket: req.socket, body, index })).catch(failed);
+      } catch {
+        failed();
+      }
     });
   });
   server.on('connection', (socket: Socket) => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { EndpointConfig } from '../../src/config/types.js';
 import type { RawOutcome } from '../../src/http/executor.js';
 import type { BreakerEvent, ReputationEvent } from '../../src/pool/events.js';
+import type { RequestOptions } from '../../src/pool/request-options.js';
 import type { FailureCause } from '../../src/retry/causes.js';
 import { createTestPool, endpoint, track, type TestPool } from './pool-fixtures.js';
 
@@ -18,16 +19,20 @@ function watch(t: TestPool) {
   return { reputation, breaker };
 }
 
+/** One read that must succeed without waiting: time stands still, so a read nothing admits fails here at once. */
+async function readNow(t: TestPool, options: RequestOptions = {}): Promise<void> {
+  const read = track(t.pool.request('getSlot', [], options), t.clock);
+  await t.clock.flush();
+  if (!read.settled) throw new Error('the read did not complete without waiting');
+  expect(read.error).toBeUndefined();
+  expect(read.value).toBe('default');
+}
+
 /** `count` sequential reads; returns how many requests each endpoint received meanwhile (what the servers saw). */
 async function reads(t: TestPool, count: number, stepMs = 0): Promise<Record<string, number>> {
   const from = t.executor.received.length;
   for (let i = 0; i < count; i++) {
-    // Time stands still: a read that would have to wait (nothing admits) fails here at once.
-    const read = track(t.pool.request('getSlot'), t.clock);
-    await t.clock.flush();
-    if (!read.settled) throw new Error(`read #${i + 1} did not complete without waiting`);
-    expect(read.error).toBeUndefined();
-    expect(read.value).toBe('default');
+    await readNow(t);
     if (stepMs > 0) await t.clock.advance(stepMs);
   }
   const seen: Record<string, number> = {};
@@ -140,7 +145,7 @@ describe('reputation in admission', () => {
     const t = createTestPool([endpoint('a'), endpoint('b')]);
     await report(t, 'a', 'timeout', 3);
     expect(reputationOf(t, 'a')?.band).toBe('ineligible');
-    await expect(t.pool.request('getSlot', [], { endpoint: 'a' })).resolves.toBe('default');
+    await readNow(t, { endpoint: 'a' });
     expect(t.executor.countFor('a')).toBe(1);
     expect((await t.pool.acquireForRequestKind('read', { endpoint: 'a' })).endpointId).toBe('a');
   });

@@ -78,14 +78,14 @@ describe('pool.request retries', () => {
     expect(t.executor.received).toHaveLength(1);
   });
 
-  it('makes exactly maxRetries + 1 attempts, then fails with RETRIES_EXHAUSTED, backing off on the fake clock', async () => {
+  it('makes exactly maxRetries + 1 attempts, then fails with the shared cause (HTTP_ERROR 500), backing off on the fake clock', async () => {
     for (const seed of [1, 2, 3, 4, 5]) {
       const t = createTestPool([endpoint('a')], { seed, retry: { maxRetries: 2, initialBackoffMs: 100, maxBackoffMs: 1_000 } });
       const arrivals: number[] = [];
       t.executor.script('a', () => (arrivals.push(t.clock.now()), http500));
       const call = track(t.pool.request('getSlot', []), t.clock);
       await t.clock.advance(1_000);
-      expect(call.error).toMatchObject({ code: 'RETRIES_EXHAUSTED' });
+      expect(call.error).toMatchObject({ code: 'HTTP_ERROR', context: { status: 500 } });
       expect((call.error as { attempts: unknown[] }).attempts).toHaveLength(3);
       expect(t.executor.received).toHaveLength(3);
       const [first = NaN, second = NaN, third = NaN] = arrivals;
@@ -106,10 +106,19 @@ describe('pool.request retries', () => {
     t.executor.script('a', () => (arrivals.push(t.clock.now()), http500));
     const call = track(t.pool.request('getSlot', []), t.clock);
     await t.clock.advance(1_000);
-    expect(call.error).toMatchObject({ code: 'RETRIES_EXHAUSTED' });
+    expect(call.error).toMatchObject({ code: 'HTTP_ERROR' });
     expect(arrivals).toHaveLength(3);
     const gaps = arrivals.slice(1).map((at, i) => at - (arrivals[i] ?? NaN));
     for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(100);
+  });
+
+  it('fails with RETRIES_EXHAUSTED, naming the last cause, when the attempts failed in different ways', async () => {
+    const t = createTestPool([endpoint('a')], { retry: { maxRetries: 1, initialBackoffMs: 100, maxBackoffMs: 100 } });
+    t.executor.script('a', http500, { type: 'error', kind: 'connect', dispatched: false });
+    const call = track(t.pool.request('getSlot', []), t.clock);
+    await t.clock.advance(1_000);
+    expect(call.error).toMatchObject({ code: 'RETRIES_EXHAUSTED', context: { lastCause: 'connection' } });
+    expect(t.executor.received).toHaveLength(2);
   });
 
   it('caps each backoff at maxBackoffMs', async () => {
@@ -118,7 +127,7 @@ describe('pool.request retries', () => {
     t.executor.script('a', () => (arrivals.push(t.clock.now()), http500));
     const call = track(t.pool.request('getSlot', []), t.clock);
     await t.clock.advance(2_000);
-    expect(call.error).toMatchObject({ code: 'RETRIES_EXHAUSTED' });
+    expect(call.error).toMatchObject({ code: 'HTTP_ERROR' });
     const gaps = arrivals.slice(1).map((at, i) => at - (arrivals[i] ?? NaN));
     expect(gaps).toHaveLength(4);
     for (const gap of gaps) expect(gap >= 100 && gap <= 150).toBe(true);

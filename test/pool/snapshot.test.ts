@@ -171,7 +171,7 @@ describe('secrets never leave the pool', () => {
 
     expect(errors.map((e) => (e as { code?: string } | undefined)?.code).sort()).toEqual(
       [
-        'RETRIES_EXHAUSTED',
+        'HTTP_ERROR', // every attempt answered 500
         'RATE_LIMITED', // every attempt rate limited
         'RPC_ERROR',
         'AMBIGUOUS_DISPATCH',
