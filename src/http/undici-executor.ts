@@ -56,6 +56,9 @@ interface PreparedTarget {
   readonly origin: string;
   readonly path: string;
   readonly headers: Record<string, string>;
+  /** The per-origin pools, cached here so the hot path skips the key lookup. */
+  shared?: Pool;
+  staleSafe?: Pool;
 }
 
 /** A response whose raw body has been read in full, before decoding. */
@@ -136,7 +139,9 @@ export function createUndiciExecutor(options: UndiciExecutorOptions = {}): HttpE
         prepared.set(request.target, target);
       }
       const fresh = request.avoidStaleSockets && staleKeepAliveMs <= 0;
-      const pool = poolFor(target.origin, request.target, request.avoidStaleSockets);
+      const pool = request.avoidStaleSockets
+        ? (target.staleSafe ??= poolFor(target.origin, request.target, true))
+        : (target.shared ??= poolFor(target.origin, request.target, false));
       const raw = await new Promise<RawResponse | ErrorOutcome>((resolve) => {
         const handler = new AttemptHandler(request.maxResponseBytes, resolve);
         handler.unsubscribe = cancellation.onAbort(handler.onAbort);
@@ -244,9 +249,18 @@ function prepareTarget(target: ExecutorTarget): PreparedTarget {
   return { origin: url.origin, path: `${url.pathname}${url.search}`, headers };
 }
 
-async function decodeResponse(raw: RawResponse, maxBytes: number): Promise<RawOutcome> {
+function decodeResponse(raw: RawResponse, maxBytes: number): RawOutcome | Promise<RawOutcome> {
+  const encoding = raw.headers['content-encoding'];
+  // The common case: no content coding, no await, no decoder object.
+  if (encoding === undefined || encoding === 'identity') {
+    return { type: 'response', status: raw.status, headers: raw.headers, body: utf8(raw.body) };
+  }
+  return decodeEncodedResponse(raw, encoding, maxBytes);
+}
+
+async function decodeEncodedResponse(raw: RawResponse, encoding: string, maxBytes: number): Promise<RawOutcome> {
   let body = raw.body;
-  const codings = (raw.headers['content-encoding'] ?? '')
+  const codings = encoding
     .split(',')
     .map((c) => c.trim().toLowerCase())
     .filter((c) => c !== '' && c !== 'identity');
@@ -262,7 +276,13 @@ async function decodeResponse(raw: RawResponse, maxBytes: number): Promise<RawOu
     }
     if (body.length > maxBytes) return failure('too-large', true, raw.status, undefined);
   }
-  return { type: 'response', status: raw.status, headers: raw.headers, body: new TextDecoder().decode(body) };
+  return { type: 'response', status: raw.status, headers: raw.headers, body: utf8(body) };
+}
+
+/** UTF-8 text without a byte-order mark (as TextDecoder would give, without creating one per call). */
+function utf8(body: Buffer): string {
+  const bom = body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
+  return body.toString('utf8', bom ? 3 : 0);
 }
 
 function decodeOne(coding: string, body: Buffer, maxOutputLength: number): Promise<Buffer> {
@@ -282,7 +302,8 @@ function decodeOne(coding: string, body: Buffer, maxOutputLength: number): Promi
 
 function flattenHeaders(headers: RawHeaders): Record<string, string> {
   const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name in headers) {
+    const value = headers[name];
     if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
   return flat;

@@ -49,11 +49,23 @@ export type ResponseEnvelope =
  * @throws TypeError for a non-integer id or params that are not JSON-representable.
  */
 export function buildRequestBody(id: number, method: string, params?: unknown): string {
-  if (!Number.isSafeInteger(id) || id < 0) {
-    throw new TypeError('JSON-RPC id must be a non-negative safe integer');
-  }
-  const head = `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)}`;
-  return params === undefined ? `${head}}` : `${head},"params":${stringifyJson(params)}}`;
+  return createRequestBody(method, params)(id);
+}
+
+/**
+ * Serializes method and params once and returns a writer of the body for a given id, so
+ * retries (each with a fresh id) do not serialize the params again.
+ *
+ * @throws TypeError when params are not JSON-representable (at creation, before any send).
+ */
+export function createRequestBody(method: string, params?: unknown): (id: number) => string {
+  const tail = `,"method":${JSON.stringify(method)}${params === undefined ? '' : `,"params":${stringifyJson(params)}`}}`;
+  return (id) => {
+    if (!Number.isSafeInteger(id) || id < 0) {
+      throw new TypeError('JSON-RPC id must be a non-negative safe integer');
+    }
+    return `{"jsonrpc":"2.0","id":${id}${tail}`;
+  };
 }
 
 const errorObjectSchema = z.object({

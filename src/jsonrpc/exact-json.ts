@@ -61,13 +61,20 @@ function containsBigInt(value: unknown, depth: number): boolean {
 
 /**
  * Serializes a value as JSON, writing `bigint`s as plain JSON integers (u64 request
- * parameters, e.g. `minContextSlot`). Values without a `bigint` use the native
- * `JSON.stringify`.
+ * parameters, e.g. `minContextSlot`). The native `JSON.stringify` runs first; only values
+ * it refuses because of a `bigint` go through the lossless writer.
  *
  * @throws TypeError when `value` cannot be represented as JSON (e.g. `undefined`).
  */
 export function stringifyJson(value: unknown): string {
-  const text = containsBigInt(value, 0) ? stringifyLossless(value) : JSON.stringify(value);
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    // The native serializer refuses bigints; only then pay for the walk and the lossless writer.
+    if (!(error instanceof TypeError) || !containsBigInt(value, 0)) throw error;
+    text = stringifyLossless(value);
+  }
   if (text === undefined) {
     throw new TypeError('value is not representable as JSON');
   }

@@ -114,6 +114,12 @@ export class Admission {
     });
   }
 
+  /** Admits at once when nobody waits and a role can take the call now; never waits. */
+  tryNow(request: AdmissionRequest): RoleState | undefined {
+    if (request.group.queue.length > 0 || request.signal?.aborted) return undefined;
+    return this.tryAdmit(request, this.clock.now());
+  }
+
   /** Re-runs the trial for waiters of `group` in FIFO order (after a release, refill or cooldown end). */
   drain(group: KindGroup): void {
     if (group.queue.length === 0) return;

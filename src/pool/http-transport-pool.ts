@@ -55,6 +55,8 @@ export interface PoolInternals {
   closedError(): TransportError<'POOL_CLOSED'> | undefined;
   nextId(): number;
   acquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance): Promise<HttpRequestPermit>;
+  /** The permit when a role admits right now; undefined otherwise (including every error case: `acquire` reports those). */
+  tryAcquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance): HttpRequestPermit | undefined;
   classify(method: string, options: RequestOptions): MethodClassification & { readonly retryClass: RetryClass };
 }
 
@@ -106,6 +108,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       closedError: () => pool.#closedError,
       nextId: () => (id = id >= Number.MAX_SAFE_INTEGER ? 1 : id + 1),
       acquire: (kind, acquireOptions, avoid) => pool.#acquire(kind, acquireOptions, avoid),
+      tryAcquire: (kind, acquireOptions, avoid) => pool.#tryAcquire(kind, acquireOptions, avoid),
       classify: (method, requestOptions) => pool.#classify(method, requestOptions),
     };
   }
@@ -160,6 +163,24 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   #classify(method: string, options: RequestOptions): MethodClassification {
     const base = classifyMethod(method, this.#methods);
     return { kind: options.kind ?? base.kind, retryClass: options.retryClass ?? base.retryClass };
+  }
+
+  #tryAcquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance): HttpRequestPermit | undefined {
+    const group = this.#groups.get(kind);
+    if (this.#closed || !group || options.endpoint !== undefined) return undefined;
+    const timeoutMs = options.timeoutMs ?? group.minTimeoutMs;
+    if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) return undefined;
+    const deadlineMs = this.#clock.now() + timeoutMs;
+    const role = this.#admission.tryNow({
+      group,
+      pin: undefined,
+      avoid: avoid?.endpoints,
+      avoidUntilMs: avoid?.untilMs ?? 0,
+      deadlineMs,
+      timeoutMs,
+      signal: options.signal,
+    });
+    return role && new HttpRequestPermit(role, this.#permitHost, deadlineMs);
   }
 
   #acquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance): Promise<HttpRequestPermit> {

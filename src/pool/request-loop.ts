@@ -3,7 +3,7 @@ import { AttemptAbort } from '../http/attempt-abort.js';
 import { classifyOutcome } from '../http/classify.js';
 import type { RawOutcome } from '../http/executor.js';
 import type { AbortReason, ClassifiedFailure } from '../http/outcome.js';
-import { buildRequestBody } from '../jsonrpc/envelope.js';
+import { createRequestBody } from '../jsonrpc/envelope.js';
 import { evaluateTransportRetry } from '../retry/evaluate.js';
 import type { RequestKind } from '../retry/causes.js';
 import { failWhileWaiting, finalError, type FailedCall } from './call-errors.js';
@@ -14,6 +14,8 @@ import type { RequestOptions } from './request-options.js';
 interface CallContext extends FailedCall {
   readonly kind: RequestKind;
   readonly attempts: AttemptRecord[];
+  /** The request body for a given JSON-RPC id (params serialized once). */
+  readonly body: (id: number) => string;
 }
 
 type AttemptResult = { readonly ok: true; readonly result: unknown } | ClassifiedFailure;
@@ -32,11 +34,19 @@ function invalidInput(field: string, message: string): TransportError<'INVALID_I
 export async function runRequest(pool: PoolInternals, method: string, params: readonly unknown[], options: RequestOptions): Promise<unknown> {
   if (typeof method !== 'string' || method.length === 0) throw invalidInput('method', 'method must be a non-empty string');
   if (!Array.isArray(params)) throw invalidInput('params', 'params must be an array');
+  let body: (id: number) => string;
+  try {
+    body = createRequestBody(method, params);
+  } catch (error) {
+    throw new TransportError('INVALID_INPUT', 'params must be JSON-serializable (bigint allowed)', { context: { field: 'params' }, cause: error });
+  }
   const { kind, retryClass } = pool.classify(method, options);
   const { clock } = pool;
   const { signal } = options;
   const startedAt = clock.now();
-  const call: CallContext = { method, params, kind, retryClass, attempts: [], redact: pool.redact };
+  const call: CallContext = { method, params, kind, retryClass, attempts: [], redact: pool.redact, body };
+  // A caller that aborts in the same tick it made the call must see nothing sent.
+  if (signal) await Promise.resolve();
   const failed = new Set<string>();
   let avoid: RetryAvoidance | undefined;
   let deadlineMs = Number.POSITIVE_INFINITY;
@@ -46,11 +56,14 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
       ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
       ...(attempt > 1 ? { timeoutMs: deadlineMs - clock.now() } : options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     };
-    let permit: HttpRequestPermit;
-    try {
-      permit = await pool.acquire(kind, acquireOptions, avoid);
-    } catch (error) {
-      throw failWhileWaiting(error, call, pool.closedError());
+    // Synchronous when a role admits at once: no promise hops on the common path.
+    let permit = pool.tryAcquire(kind, acquireOptions, avoid);
+    if (permit === undefined) {
+      try {
+        permit = await pool.acquire(kind, acquireOptions, avoid);
+      } catch (error) {
+        throw failWhileWaiting(error, call, pool.closedError());
+      }
     }
     if (attempt === 1) deadlineMs = permit.deadlineMs;
     if (signal?.aborted || pool.closedError()) {
@@ -115,7 +128,7 @@ async function runAttempt(
   try {
     raw = await pool.executor.execute({
       target: roleState.target,
-      body: buildRequestBody(id, call.method, call.params),
+      body: call.body(id),
       get signal() {
         return cancellation.signal;
       },
