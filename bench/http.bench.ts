@@ -20,7 +20,8 @@ export interface LoadResult {
 type Call = () => Promise<unknown>;
 
 export async function startBenchServer(): Promise<{ url: string; stop(): void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./server.ts', import.meta.url))], {
+  // Benchmarks run compiled (npm run bench), so the server is the .js file beside this one.
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./server.js', import.meta.url))], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const port = await new Promise<string>((resolve, reject) => {
