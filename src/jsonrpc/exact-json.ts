@@ -12,7 +12,29 @@
  */
 import { parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
 
-const LONG_INTEGER_TOKEN = /(?:^|[:,[])\s*-?\d{16}/;
+const LONG_DIGIT_RUN = /\d{16,}/g;
+
+/**
+ * Whether the text has a 16+ digit run in number position (after `:`, `,`, `[` or at the
+ * start, optional `-` and whitespace between). Runs inside strings (base58 keys such as
+ * `So11111111…`) are preceded by other characters and do not count.
+ */
+function mayHoldUnsafeInteger(text: string): boolean {
+  LONG_DIGIT_RUN.lastIndex = 0;
+  for (let match = LONG_DIGIT_RUN.exec(text); match !== null; match = LONG_DIGIT_RUN.exec(text)) {
+    let i = match.index - 1;
+    if (i >= 0 && text.charCodeAt(i) === 0x2d) i--; // '-'
+    while (i >= 0 && isJsonSpace(text.charCodeAt(i))) i--;
+    if (i < 0) return true;
+    const c = text.charCodeAt(i);
+    if (c === 0x3a || c === 0x2c || c === 0x5b) return true; // ':' ',' '['
+  }
+  return false;
+}
+
+function isJsonSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
 const INTEGER_TEXT = /^-?\d+$/;
 
 function parseNumberExact(text: string): number | bigint {
@@ -35,7 +57,7 @@ function keepLastDuplicate(info: { newValue: unknown }): unknown {
  * @throws SyntaxError when `text` is not valid JSON.
  */
 export function parseJsonExact(text: string): unknown {
-  if (!LONG_INTEGER_TOKEN.test(text)) {
+  if (!mayHoldUnsafeInteger(text)) {
     return JSON.parse(text) as unknown;
   }
   return parseLossless(text, null, {

@@ -127,3 +127,16 @@ describe('stringifyJson', () => {
     expect(() => stringifyJson(undefined)).toThrow(TypeError);
   });
 });
+
+describe('parseJsonExact fast-path detection', () => {
+  it('keeps long digit runs inside strings as text, wherever they stand', () => {
+    const text = '{"pubkey":"So11111111111111111111111111111111111111112","note":"x:12345678901234567890","n":[1,2]}';
+    expect(parseJsonExact(text)).toEqual(JSON.parse(text));
+  });
+
+  it('finds an unsafe integer after whitespace, a minus sign, or at the start of an array', () => {
+    expect(parseJsonExact('{"a": \n 9007199254740993}')).toEqual({ a: 9007199254740993n });
+    expect(parseJsonExact('[ -9007199254740993 ]')).toEqual([-9007199254740993n]);
+    expect(parseJsonExact('{"s":"So1111111111111111111","v":18446744073709551615}')).toEqual({ s: 'So1111111111111111111', v: 18446744073709551615n });
+  });
+});
