@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { TransportError } from '../errors/transport-error.js';
 
 /**
  * A JSON-RPC quantity: `0x` and hex digits, parsed exactly with `BigInt`. Leading zeros
@@ -33,20 +32,4 @@ export const clientVersionSchema = z.string().min(1);
 /** `eth_getBlockByNumber` result, of which only the hash is used (null fails: block 0 exists). */
 export const blockHashOnlySchema = z.object({ hash: hash32Schema });
 
-/**
- * Validates a JSON-RPC `result` against `schema`, or throws `TransportError`
- * `INVALID_RESPONSE` whose `reason` names the failing path and check
- * (e.g. `hash: invalid_format`) — never the raw value.
- */
-export function parseResult<S extends z.ZodType>(method: string, schema: S, result: unknown): z.output<S> {
-  const parsed = schema.safeParse(result);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const path = issue === undefined || issue.path.length === 0 ? 'result' : issue.path.map(String).join('.');
-  const reason = `${path}: ${issue?.code ?? 'invalid'}`;
-  throw new TransportError('INVALID_RESPONSE', `${method} returned an invalid result (${reason})`, {
-    context: { reason },
-    method,
-    cause: parsed.error,
-  });
-}
+export { parseResult } from '../jsonrpc/parse-result.js';

@@ -5,6 +5,7 @@ import type {
   HttpExecutor,
   RawOutcome,
 } from './executor.js';
+import { CONNECT_CODES, SOCKET_CODES } from './error-codes.js';
 
 /**
  * An executor over the WHATWG `fetch`, for runtimes without undici (browsers, edge) and for
@@ -21,9 +22,6 @@ export interface FetchExecutorOptions {
 
 type ErrorOutcome = Extract<RawOutcome, { type: 'error' }>;
 
-/** Only these prove the request never left: no connection was ever made. */
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
-const SOCKET_CODES = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE', 'ETIMEDOUT']);
 /** zlib / brotli failures surface as the cause of fetch's body error. */
 const DECODE_CODE = /^(Z_|ERR_BROTLI|ERR__ERROR_FORMAT|ERR_ZLIB)/;
 

@@ -11,6 +11,7 @@ import type {
   HttpExecutor,
   RawOutcome,
 } from './executor.js';
+import { CONNECT_CODES, SOCKET_CODES } from './error-codes.js';
 
 /**
  * The default executor: undici `Pool`s driven through the low-level `dispatch()` API.
@@ -42,8 +43,6 @@ export interface UndiciExecutorOptions {
 }
 
 const DEFAULT_CONNECTIONS = 64;
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'ENETUNREACH', 'EHOSTUNREACH']);
-const SOCKET_CODES = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE', 'ETIMEDOUT']);
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
 const MAX_BUFFER = bufferConstants.MAX_LENGTH;
 

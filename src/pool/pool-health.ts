@@ -6,22 +6,15 @@ import type { ClassifiedFailure } from '../http/outcome.js';
 import { hostBreakerConfigSchema, reputationConfigSchema } from '../reputation/config.js';
 import { createHostBreaker, type HostBreaker, type HostBreakerChange } from '../reputation/host-breaker.js';
 import { reputationKey, type ReputationKey } from '../reputation/keys.js';
-import { bandRank, type ReputationBand } from '../reputation/score.js';
+import { bandRank } from '../reputation/score.js';
 import type { ReputationSignal, ReputationSignalKind } from '../reputation/signals.js';
-import { createReputationTracker, type ReputationChange, type ReputationTracker } from '../reputation/tracker.js';
+import { createReputationTracker, type ReputationChange, type ReputationTracker, type ReputationView } from '../reputation/tracker.js';
 import type { FailureCause } from '../retry/causes.js';
 import type { CandidateFilter } from './admission.js';
 import type { PoolEvents } from './events.js';
 
 /** Reputation view of one endpoint, as shown in snapshots. */
-export interface EndpointReputationView {
-  readonly score: number;
-  readonly band: ReputationBand;
-  readonly cooldownRemainingMs: number;
-  readonly strikes: number;
-  readonly criticalRate: number;
-  readonly invalidRate: number;
-}
+export type EndpointReputationView = Omit<ReputationView, 'eligible'>;
 
 /** Signals for outcomes reported by hand through a permit (`recordFailure(cause)` without a classified outcome). */
 const SIGNAL_OF_CAUSE: Readonly<Record<FailureCause, ReputationSignalKind>> = {

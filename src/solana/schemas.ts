@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { TransportError } from '../errors/transport-error.js';
 import { SOLANA_SIGNATURE_BYTES } from '../jsonrpc/transaction-id.js';
 import { isBase58OfLength, SOLANA_ADDRESS_BYTES } from './address.js';
 
@@ -41,20 +40,4 @@ export const balanceResultSchema = z.object({
   value: u64Schema,
 });
 
-/**
- * Validates a JSON-RPC `result` against `schema`, or throws `TransportError`
- * `INVALID_RESPONSE` whose `reason` names the failing path and check
- * (e.g. `value: too_big`) — never the raw value, which may be huge or hostile.
- */
-export function parseResult<S extends z.ZodType>(method: string, schema: S, result: unknown): z.output<S> {
-  const parsed = schema.safeParse(result);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const path = issue === undefined || issue.path.length === 0 ? 'result' : issue.path.map(String).join('.');
-  const reason = `${path}: ${issue?.code ?? 'invalid'}`;
-  throw new TransportError('INVALID_RESPONSE', `${method} returned an invalid result (${reason})`, {
-    context: { reason },
-    method,
-    cause: parsed.error,
-  });
-}
+export { parseResult } from '../jsonrpc/parse-result.js';

@@ -60,7 +60,7 @@ async function startHttp(handler: Handler) {
 /** A TCP server that reads one whole HTTP request per connection, then calls `onRequest`. */
 async function startRaw(onRequest: (socket: net.Socket) => void) {
   let requests = 0;
-  const { server, port } = await listen(
+  const { port } = await listen(
     net.createServer((socket) => {
       let buffered = '';
       socket.on('data', (chunk: Buffer) => {
