@@ -52,9 +52,20 @@ function lastWasAmbiguousSend(call: FailedCall): boolean {
  * backoff, close), and turns an abort after an ambiguous send into `AMBIGUOUS_DISPATCH`:
  * the caller must learn that the transaction may have landed.
  */
-export function failWhileWaiting(error: unknown, call: FailedCall, closed: TransportError | undefined): TransportError {
+export function failWhileWaiting(error: unknown, call: FailedCall, closed: TransportError | undefined, callTimeoutMs?: number): TransportError {
   const base = error instanceof TransportError ? error : new TransportError('ABORTED', 'The call was aborted by the caller', { context: {}, cause: error });
   const source = closed ?? base;
+  if (source.code === 'DEADLINE_EXCEEDED' && callTimeoutMs !== undefined) {
+    // Waiting for a retry's admission ran into the call's deadline: report the call's budget, not what was left of it.
+    const timeoutMs = Math.round(callTimeoutMs);
+    return new TransportError('DEADLINE_EXCEEDED', `${call.method} did not complete within ${timeoutMs} ms${summary(call.attempts)}`, {
+      context: { timeoutMs },
+      method: call.method,
+      endpointId: call.attempts.at(-1)?.endpointId,
+      attempts: call.attempts,
+      cause: source,
+    });
+  }
   if (lastWasAmbiguousSend(call) && (source.code === 'ABORTED' || source.code === 'POOL_CLOSED')) {
     return ambiguous(call, call.attempts.at(-1)?.endpointId, source, 'the call was cancelled after it was written');
   }

@@ -62,7 +62,7 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
       try {
         permit = await pool.acquire(kind, acquireOptions, avoid);
       } catch (error) {
-        throw failWhileWaiting(error, call, pool.closedError());
+        throw failWhileWaiting(error, call, pool.closedError(), attempt > 1 ? deadlineMs - startedAt : undefined);
       }
     }
     if (attempt === 1) deadlineMs = permit.deadlineMs;

@@ -200,6 +200,23 @@ describe('pool.request cancellation and deadline', () => {
     expect(t.clock.pendingTimers).toBe(0);
   });
 
+  it('reports the whole call budget when a retry cannot be admitted before the deadline', async () => {
+    const t = createTestPool([endpoint('a', { maxConcurrentRequests: 1 }), endpoint('b', { maxConcurrentRequests: 1 })], {
+      retry: { maxRetries: 3, initialBackoffMs: 10, maxBackoffMs: 10 },
+    });
+    t.executor.script('a', http500);
+    t.executor.script('b', http500);
+    const call = track(t.pool.request('getSlot', [], { timeoutMs: 500 }), t.clock);
+    await t.clock.advance(0);
+    // Both endpoints failed once; hold both so the next retry can only wait.
+    await t.pool.acquireForRequestKind('read', { endpoint: 'a' });
+    await t.pool.acquireForRequestKind('read', { endpoint: 'b' });
+    await t.clock.advance(500);
+    expect(call.atMs).toBe(500);
+    expect(call.error).toMatchObject({ code: 'DEADLINE_EXCEEDED', context: { timeoutMs: 500 } });
+    expect((call.error as { attempts: unknown[] }).attempts.length).toBeGreaterThanOrEqual(2);
+  });
+
   it('fails a call waiting in backoff with POOL_CLOSED on close() and stops the backoff timer', async () => {
     const t = createTestPool([endpoint('a')], { retry: { maxRetries: 3, initialBackoffMs: 500, maxBackoffMs: 500 } });
     t.executor.script('a', http500);
