@@ -1,33 +1,58 @@
 /**
  * `npm run bench`: every benchmark side by side in one run. Never part of `npm test`.
- * Pass `--json <file>` to also write the raw results.
+ * Pass `--json <file>` to also write the raw results, `--quick` for short runs (CI smoke),
+ * `--only <section,…>` (admission, selection, json, http, peers, heap, faults) for a focused run.
  */
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { benchAdmission } from './admission.bench.js';
+import { benchFaults } from './faults.bench.js';
+import { benchHeap } from './heap.bench.js';
 import { benchHttp } from './http.bench.js';
 import { benchJson } from './json.bench.js';
+import { benchPeers } from './peers.bench.js';
 import { benchSelection } from './selection.bench.js';
 
 const args = process.argv.slice(2);
-const jsonIndex = args.indexOf('--json');
-const jsonPath = jsonIndex >= 0 ? args[jsonIndex + 1] : undefined;
+const valueOf = (flag: string) => {
+  const index = args.indexOf(flag);
+  return index >= 0 ? args[index + 1] : undefined;
+};
+const jsonPath = valueOf('--json');
+const quick = args.includes('--quick');
+const only = valueOf('--only')?.split(',');
+const wanted = (section: string) => !only || only.includes(section);
 
-console.log(`# sturdy-rpc benchmarks\n\nNode ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}\n`);
-const admission = await benchAdmission();
-console.log('## Admission (acquire + release)\n');
-console.log(admission.markdown, '\n');
+const results: Record<string, unknown> = { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, quick };
 
-const selection = await benchSelection();
-console.log('## Selection per admission (filter + band + cap + rotation + reputation record)\n');
-console.log(selection.markdown, '\n');
+/** Runs one section, prints its table and how long it took, and keeps its results for `--json`. */
+async function section<R extends { results: unknown; markdown: string }>(name: string, title: string, run: () => Promise<R>): Promise<void> {
+  if (!wanted(name)) return;
+  const started = performance.now();
+  const { results: sectionResults, markdown } = await run();
+  results[name] = sectionResults;
+  console.log(`## ${title}\n`);
+  console.log(markdown, '\n');
+  console.log(`_${name}: ${((performance.now() - started) / 1000).toFixed(1)} s_\n`);
+}
 
-const json = await benchJson();
-console.log('## Exact-integer JSON parsing\n');
-console.log(json.markdown, '\n');
+console.log(`# sturdy-rpc benchmarks${quick ? ' (--quick)' : ''}\n\nNode ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}\n`);
+await section('admission', 'Admission (acquire + release)', benchAdmission);
+await section('selection', 'Selection per admission (filter + band + cap + rotation + reputation record)', benchSelection);
+await section('json', 'Exact-integer JSON parsing', benchJson);
+await section('http', 'HTTP: pool.request vs raw undici Pool.request (same loopback server, separate process)', () =>
+  quick ? benchHttp(500, 1) : benchHttp(2_000, 2),
+);
+await section('peers', 'Throughput against the limit and the peers (same loopback server, separate process)', () =>
+  benchPeers(quick ? { durationMs: 400, rounds: 1, warmupMs: 150 } : { durationMs: 1_200, rounds: 2, warmupMs: 400 }),
+);
+await section('heap', 'Heap per idle endpoint', benchHeap);
+await section('faults', 'Fault scenarios (4 endpoints, one faulty)', () =>
+  benchFaults(
+    quick
+      ? { calls: 500, singleEndpointCalls: 150, inFlight: 16, baseDelayMs: 10, seed: 6 }
+      : { calls: 2_000, singleEndpointCalls: 400, inFlight: 16, baseDelayMs: 10, seed: 6 },
+  ),
+);
 
-const http = await benchHttp();
-console.log('## HTTP: pool.request vs raw undici Pool.request (same loopback server, separate process)\n');
-console.log(http.markdown, '\n');
-
-if (jsonPath) writeFileSync(jsonPath, JSON.stringify({ admission: admission.results, json: json.results, http: http.results }, null, 2));
+if (jsonPath) writeFileSync(jsonPath, JSON.stringify(results, null, 2));

@@ -1,81 +1,73 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util';
-import { runDemo, type DemoReport } from './demo.js';
-import { formatTable } from './table.js';
+import { createRedactor, secretFragments } from '../errors/redact.js';
+import { isUsageError, UsageError, type CliCommand } from './args.js';
+import { demoCommand } from './demo-command.js';
+import { probeCommand } from './probe-command.js';
+import { recordCommand } from './record-command.js';
+import { serveFixturesCommand } from './serve-fixtures-command.js';
+
+const COMMANDS: readonly CliCommand[] = [demoCommand, probeCommand, serveFixturesCommand, recordCommand];
 
 const USAGE = `Usage: sturdy-rpc <command> [options]
 
 Commands:
-  demo     Run an offline demo: fake Solana nodes with faults on loopback, one pool, a mixed
-           workload of reads and sends; prints a per-endpoint table and the totals.
-           --duration <seconds>  how long the workload runs (default 10)
-           --seed <n>            seed for a reproducible workload (default 1)
-           --concurrency <n>     calls in flight (default 16)
-           --json                print the report as JSON
+${COMMANDS.map((c) => `  ${c.name.padEnd(15)} ${c.summary}`).join('\n')}
+
+Run 'sturdy-rpc <command> --help' for a command's options.
 
 Options:
-  -h, --help  show this help`;
+  -h, --help       show this help`;
 
-/** An expected error: a one-line message, usage, exit code 2 — never a stack trace. */
-class UsageError extends Error {}
-
-function positiveNumber(value: string | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${name} must be a positive number`);
-  return n;
+/** Every `--url` value on the command line, for scrubbing error lines (defence in depth). */
+function urlArguments(argv: readonly string[]): string[] {
+  const urls: string[] = [];
+  argv.forEach((arg, i) => {
+    if (arg === '--url' && argv[i + 1] !== undefined) urls.push(argv[i + 1]!);
+    else if (arg.startsWith('--url=')) urls.push(arg.slice('--url='.length));
+  });
+  return urls;
 }
 
-function printDemo(report: DemoReport): void {
-  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-  console.log(
-    formatTable(
-      ['endpoint', 'fault', 'requests', 'successes', '429s', 'cooldowns', 'score', 'share', 'state'],
-      report.endpoints.map((r) => [r.endpoint, r.fault, r.requests, r.successes, r.rateLimited, r.cooldowns, r.score ?? '-', pct(r.share), r.state]),
-    ),
-  );
-  console.log('');
-  console.log(`calls ${report.calls}, succeeded ${report.succeeded} (${pct(report.successRate)}), p50 ${report.p50Ms.toFixed(1)} ms, p99 ${report.p99Ms.toFixed(1)} ms`);
-  console.log(`sends ${report.sends}, ambiguous (reported to the caller, not resent) ${report.ambiguousSends}, duplicate sends at the nodes ${report.duplicateSends}`);
-  if (Object.keys(report.failuresByCode).length > 0) console.log(`failures by code: ${JSON.stringify(report.failuresByCode)}`);
+/** Prints an error as one line (never a stack trace, never a URL given on the command line); returns the exit code. */
+function reportError(error: unknown, command: CliCommand | undefined, argv: readonly string[]): number {
+  const usage = isUsageError(error);
+  const redact = createRedactor(secretFragments(urlArguments(argv)));
+  const message = error instanceof Error ? error.message : String(error);
+  console.error(`${command === undefined ? 'sturdy-rpc' : `sturdy-rpc ${command.name}`}: ${redact(message).replace(/\s+/g, ' ').trim()}`);
+  if (usage) console.error(`\n${command?.help ?? USAGE}`);
+  return usage ? 2 : 1;
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  if (command === undefined || command === '-h' || command === '--help') {
-    console.log(USAGE);
-    return command === undefined ? 2 : 0;
+  const [name, ...rest] = argv;
+  let command: CliCommand | undefined;
+  try {
+    if (name === undefined) {
+      console.error(USAGE);
+      return 2;
+    }
+    if (name === '-h' || name === '--help' || name === 'help') {
+      console.log(USAGE);
+      return 0;
+    }
+    command = COMMANDS.find((c) => c.name === name);
+    if (command === undefined) throw new UsageError(`unknown command '${name}'`);
+    const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+    if (options.includes('-h') || options.includes('--help')) {
+      console.log(command.help);
+      return 0;
+    }
+    return await command.run(rest);
+  } catch (error) {
+    return reportError(error, command, argv);
   }
-  if (command !== 'demo') throw new UsageError(`unknown command '${command}'`);
-  const { values } = parseArgs({
-    args: [...rest],
-    options: {
-      duration: { type: 'string' },
-      seed: { type: 'string' },
-      concurrency: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-    strict: true,
-  });
-  const report = await runDemo({
-    durationMs: positiveNumber(values.duration, 'duration', 10) * 1000,
-    seed: Math.floor(positiveNumber(values.seed, 'seed', 1)),
-    concurrency: Math.floor(positiveNumber(values.concurrency, 'concurrency', 16)),
-    ...(values.json || !process.stderr.isTTY ? {} : { progress: (line: string) => process.stderr.write(line) }),
-  });
-  if (values.json) console.log(JSON.stringify(report, null, 2));
-  else printDemo(report);
-  return report.duplicateSends === 0 ? 0 : 1;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
+// The library's timers (backoff, cooldown, admission waits) are unref'd so that they never
+// keep a process alive on their own; while a command runs, this handle does.
+const keepAlive = setInterval(() => undefined, 1 << 30);
+main(process.argv.slice(2))
+  .then((code) => {
     process.exitCode = code;
-  },
-  (error: unknown) => {
-    const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    console.error(`sturdy-rpc: ${error instanceof Error ? error.message : String(error)}`);
-    if (usage) console.error(`\n${USAGE}`);
-    process.exitCode = usage ? 2 : 1;
-  },
-);
+  })
+  .finally(() => clearInterval(keepAlive));

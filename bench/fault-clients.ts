@@ -1,0 +1,136 @@
+/**
+ * The clients of the fault scenarios, each with its library's default retry and failover
+ * behaviour and a 2 s per-request timeout. `run(item)` resolves true when the call returned
+ * the right chain's answer, false when it returned another answer, and throws on failure.
+ */
+import { Connection, PublicKey } from '@solana/web3.js';
+import { FallbackProvider, FetchRequest, JsonRpcProvider, Network } from 'ethers';
+import { createPublicClient, fallback, http } from 'viem';
+import { createEvmClient } from '../src/evm/client.js';
+import { HttpTransportPool } from '../src/pool/http-transport-pool.js';
+import { EVM_CHAIN_ID, evmBalanceOf, solanaBalanceOf } from './fault-model.js';
+import type { WorkItem } from './fault-workload.js';
+
+export const TIMEOUT_MS = 2_000;
+
+export interface FaultClient {
+  run(item: WorkItem): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface FaultClientFactory {
+  readonly name: string;
+  readonly note: string;
+  /** Fault scenarios it runs in; all when absent. */
+  readonly scenarios?: readonly string[];
+  /** Single-endpoint clients run a prefix of the workload (see faults.bench.ts). */
+  readonly singleEndpoint?: boolean;
+  create(urls: readonly string[]): Promise<FaultClient>;
+}
+
+function sturdyPool(urls: readonly string[], ids: readonly number[]): HttpTransportPool {
+  return new HttpTransportPool({
+    // Each port stands for a different provider (on loopback they would share one operator).
+    endpoints: ids.map((i) => ({ id: `e${i}`, url: urls[i]!, operator: `op${i}`, requestTimeoutMs: TIMEOUT_MS })),
+    chain: 'evm',
+  });
+}
+
+function sturdyClient(pool: HttpTransportPool): FaultClient {
+  const evm = createEvmClient(pool);
+  return {
+    run: async (item) =>
+      item.kind === 'read'
+        ? (await evm.getBalance(item.evmAddress)) === evmBalanceOf(item.evmAddress)
+        : (await evm.sendRawTransaction(item.evmRaw)) === item.evmHash,
+    close: () => pool.close(),
+  };
+}
+
+const sturdy: FaultClientFactory = {
+  name: 'sturdy-rpc',
+  note: 'defaults (3 retries, reputation, cap), 4 endpoints, no setup step',
+  create: async (urls) => sturdyClient(sturdyPool(urls, urls.map((_, i) => i))),
+};
+
+/** The demo's setup step: ask each endpoint its chain id (pinned), keep those on the expected chain. */
+const sturdyChecked: FaultClientFactory = {
+  name: 'sturdy-rpc + chain check',
+  note: 'startup `getChainId({ endpoint })` per endpoint; keeps the endpoints on chain 1',
+  scenarios: ['wrong-chain'],
+  create: async (urls) => {
+    const all = urls.map((_, i) => i);
+    const probe = sturdyPool(urls, all);
+    const evm = createEvmClient(probe);
+    const chainIds = await Promise.all(all.map((i) => evm.getChainId({ endpoint: `e${i}` }).catch(() => undefined)));
+    await probe.close();
+    return sturdyClient(sturdyPool(urls, all.filter((i) => chainIds[i] === EVM_CHAIN_ID)));
+  },
+};
+
+const viemFallback: FaultClientFactory = {
+  name: 'viem fallback',
+  note: 'defaults (retryCount 3, in order), `http(url, { timeout: 2000 })`',
+  create: async (urls) => {
+    const client = createPublicClient({ transport: fallback(urls.map((url) => http(url, { timeout: TIMEOUT_MS }))), cacheTime: 0 });
+    return {
+      run: async (item) =>
+        item.kind === 'read'
+          ? (await client.getBalance({ address: item.evmAddress })) === evmBalanceOf(item.evmAddress)
+          : (await client.sendRawTransaction({ serializedTransaction: item.evmRaw })) === item.evmHash,
+      close: async () => {},
+    };
+  },
+};
+
+const ethersFallback: FaultClientFactory = {
+  name: 'ethers FallbackProvider',
+  note: 'defaults (quorum 2 of 4, stall 400 ms, sends broadcast to all), static network, 2 s FetchRequest timeout',
+  create: async (urls) => {
+    const network = Network.from(EVM_CHAIN_ID);
+    const subs = urls.map((url) => {
+      const request = new FetchRequest(url);
+      request.timeout = TIMEOUT_MS;
+      return new JsonRpcProvider(request, network, { staticNetwork: network, batchMaxCount: 1 });
+    });
+    const provider = new FallbackProvider(subs, network);
+    return {
+      run: async (item) =>
+        item.kind === 'read'
+          ? (await provider.getBalance(item.evmAddress)) === evmBalanceOf(item.evmAddress)
+          : (await provider.broadcastTransaction(item.evmRaw)).hash === item.evmHash,
+      close: async () => {
+        provider.destroy();
+        for (const sub of subs) sub.destroy();
+      },
+    };
+  },
+};
+
+/** web3.js v1 has no failover: one Connection to the first (faulty) endpoint. Prints on every 429 retry; counted, not shown. */
+export const web3Console = { suppressedLines: 0 };
+
+const web3: FaultClientFactory = {
+  name: '@solana/web3.js v1',
+  note: 'no fallback: single endpoint (the faulty one), same workload as Solana calls; 2 s timeout via fetchMiddleware',
+  singleEndpoint: true,
+  create: async (urls) => {
+    const connection = new Connection(urls[0]!, {
+      commitment: 'confirmed',
+      fetchMiddleware: (info, init, next) => next(info, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) } as typeof init),
+    });
+    const consoleError = console.error;
+    console.error = () => void web3Console.suppressedLines++;
+    return {
+      run: async (item) =>
+        item.kind === 'read'
+          ? (await connection.getBalance(new PublicKey(item.solanaAddress))) === solanaBalanceOf(item.solanaAddress)
+          : (await connection.sendRawTransaction(item.solanaWire, { skipPreflight: true })) === item.solanaSignature,
+      close: async () => {
+        console.error = consoleError;
+      },
+    };
+  },
+};
+
+export const FAULT_CLIENTS: readonly FaultClientFactory[] = [sturdy, sturdyChecked, viemFallback, ethersFallback, web3];

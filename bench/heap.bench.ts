@@ -1,0 +1,60 @@
+/**
+ * Heap per idle endpoint: `heapUsed` growth (after a full GC) from constructing pools of 10
+ * and 1 000 endpoints that never sent anything. Needs `--expose-gc` (npm run bench passes it).
+ */
+import { HttpTransportPool } from '../src/pool/http-transport-pool.js';
+import { table } from './util.js';
+
+export interface HeapResult {
+  readonly endpoints: number;
+  readonly pools: number;
+  /** heapUsed growth per endpoint, including the pool's fixed cost shared out. */
+  readonly bytesPerEndpoint: number;
+}
+
+const TARGET_BYTES = 4 * 1024;
+const gc = (globalThis as { gc?: () => void }).gc;
+
+async function settledHeap(): Promise<number> {
+  for (let i = 0; i < 3; i++) {
+    gc!();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return process.memoryUsage().heapUsed;
+}
+
+function createPool(size: number, seed: number): HttpTransportPool {
+  // Distinct hosts and operators, as real endpoint lists have; ids and URLs are built here so
+  // their strings count against the pool as a user's config would.
+  const endpoints = Array.from({ length: size }, (_, i) => ({
+    id: `endpoint-${seed}-${i}`,
+    url: `https://rpc-${seed}-${i}.operator${i % 50}.example/v1/key${i}`,
+    operator: `operator${i % 50}`,
+    requestsPerSecond: 50,
+    maxConcurrentRequests: 16,
+  }));
+  return new HttpTransportPool({ endpoints, chain: 'solana' });
+}
+
+async function measure(size: number, pools: number): Promise<HeapResult> {
+  createPool(size, -1); // warm the code paths (and their caches) outside the measurement
+  const before = await settledHeap();
+  const live = Array.from({ length: pools }, (_, i) => createPool(size, i));
+  const after = await settledHeap();
+  const bytesPerEndpoint = (after - before) / (size * pools);
+  await Promise.all(live.map((pool) => pool.close()));
+  return { endpoints: size, pools, bytesPerEndpoint };
+}
+
+export async function benchHeap(): Promise<{ results: HeapResult[]; markdown: string }> {
+  if (!gc) return { results: [], markdown: '_skipped: run with `node --expose-gc` (npm run bench does)_' };
+  const results = [await measure(10, 100), await measure(1_000, 3)];
+  const rows = results.map((r) => [
+    r.endpoints,
+    r.pools,
+    Math.round(r.bytesPerEndpoint),
+    (r.bytesPerEndpoint / 1024).toFixed(2),
+    r.bytesPerEndpoint <= TARGET_BYTES ? 'yes' : 'no',
+  ]);
+  return { results, markdown: table(['endpoints per pool', 'pools measured', 'bytes / endpoint', 'KiB / endpoint', '≤ 4 KiB'], rows) };
+}

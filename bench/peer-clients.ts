@@ -1,0 +1,85 @@
+/**
+ * The clients the peer benchmark compares, each making one cheap call per `call()`
+ * (eth_blockNumber for EVM clients, getSlot for Solana clients: the same tiny answer) with
+ * every cache and batcher that would turn several calls into one request switched off.
+ */
+import { JsonRpcProvider, FallbackProvider, Network } from 'ethers';
+import { createSolanaRpcFromTransport } from '@solana/kit';
+import { createHttpTransportForSolanaRpc } from '@solana/rpc-transport-http';
+import { Connection } from '@solana/web3.js';
+import { Pool } from 'undici';
+import { createPublicClient, fallback, http } from 'viem';
+import { HttpTransportPool } from '../src/pool/http-transport-pool.js';
+
+export interface PeerClient {
+  readonly name: string;
+  /** Server requests one call makes (1 unless the client fans out). */
+  readonly requestsPerCall: number;
+  readonly note: string;
+  call(): Promise<unknown>;
+}
+
+export const RAW = 'raw undici Pool.request';
+export const STURDY_ONE = 'sturdy-rpc, 1 endpoint';
+export const STURDY_FOUR = 'sturdy-rpc, 4 endpoints';
+
+const BODY = '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}';
+const network = Network.from(1);
+
+/** Creates every client against `urls` (4 ports of one server process); `close()` releases them all. */
+export function createPeerClients(urls: readonly string[]): { clients: PeerClient[]; close(): Promise<void> } {
+  const url = urls[0]!;
+  const raw = new Pool(url, { connections: 64 });
+  const sturdyOne = new HttpTransportPool({ endpoints: [{ url, maxConcurrentRequests: 64 }], chain: 'evm' });
+  const sturdyFour = new HttpTransportPool({
+    // Each port stands for a different provider (on loopback they would share one operator).
+    endpoints: urls.map((u, i) => ({ id: `e${i}`, url: u, operator: `op${i}`, maxConcurrentRequests: 64 })),
+    chain: 'evm',
+    reputation: {},
+    concentration: { maxOperatorShare: 0.65 },
+  });
+  const viemHttp = createPublicClient({ transport: http(url, { batch: false }), cacheTime: 0 });
+  const viemFallback = createPublicClient({ transport: fallback(urls.map((u) => http(u, { batch: false }))), cacheTime: 0 });
+  const ethersOptions = { staticNetwork: network, batchMaxCount: 1, cacheTimeout: -1 };
+  const ethersRpc = new JsonRpcProvider(url, network, ethersOptions);
+  const ethersSubs = urls.map((u) => new JsonRpcProvider(u, network, ethersOptions));
+  const ethersFallback = new FallbackProvider(ethersSubs, network, { cacheTimeout: -1 });
+  // kit's default transport coalesces identical calls made in the same microtask (64 loops
+  // resolved together would share one request), so use its HTTP transport without it.
+  const kit = createSolanaRpcFromTransport(createHttpTransportForSolanaRpc({ url }));
+  const web3 = new Connection(url, 'confirmed');
+
+  const clients: PeerClient[] = [
+    {
+      name: RAW,
+      requestsPerCall: 1,
+      note: 'the limit: no parsing',
+      call: async () => {
+        const res = await raw.request({ path: '/', method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY });
+        return res.body.text();
+      },
+    },
+    { name: STURDY_ONE, requestsPerCall: 1, note: '`pool.request`', call: () => sturdyOne.request('eth_blockNumber', []) },
+    { name: STURDY_FOUR, requestsPerCall: 1, note: 'reputation + cap on', call: () => sturdyFour.request('eth_blockNumber', []) },
+    { name: 'viem http', requestsPerCall: 1, note: '`client.request`', call: () => viemHttp.request({ method: 'eth_blockNumber' }) },
+    { name: 'viem fallback (4)', requestsPerCall: 1, note: '`client.request`', call: () => viemFallback.request({ method: 'eth_blockNumber' }) },
+    { name: 'ethers JsonRpcProvider', requestsPerCall: 1, note: '`send`, batching off', call: () => ethersRpc.send('eth_blockNumber', []) },
+    {
+      name: 'ethers FallbackProvider (4)',
+      requestsPerCall: 2,
+      note: '`getBlockNumber`, cache off; default quorum 2 asks 2 nodes',
+      call: () => ethersFallback.getBlockNumber(),
+    },
+    { name: '@solana/kit', requestsPerCall: 1, note: 'HTTP transport, no coalescing; getSlot', call: () => kit.getSlot().send() },
+    { name: '@solana/web3.js v1', requestsPerCall: 1, note: '`Connection.getSlot`', call: () => web3.getSlot() },
+  ];
+  return {
+    clients,
+    close: async () => {
+      ethersRpc.destroy();
+      ethersFallback.destroy();
+      for (const sub of ethersSubs) sub.destroy();
+      await Promise.all([raw.close(), sturdyOne.close(), sturdyFour.close()]);
+    },
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * sturdy-rpc against the physical limit (raw undici `Pool.request`) and the peers, on the
+ * same loopback server (a separate process, 4 normal ports): throughput, p50/p99 at 1 and
+ * 64 calls in flight, client CPU per 1 000 calls; rounds alternate the order of clients.
+ */
+import { startFaultServer } from './fault-control.js';
+import { percentile } from './fault-model.js';
+import { createPeerClients, RAW, STURDY_FOUR, STURDY_ONE, type PeerClient } from './peer-clients.js';
+import { table } from './util.js';
+
+export interface PeerResult {
+  readonly client: string;
+  readonly inFlight: number;
+  readonly calls: number;
+  readonly requestsPerSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** Client process CPU (user + system) per 1 000 calls, in ms. */
+  readonly cpuMsPerThousand: number;
+  readonly requestsPerCall: number;
+  readonly note: string;
+}
+
+export interface PeerBenchOptions {
+  readonly durationMs: number;
+  readonly rounds: number;
+  readonly warmupMs: number;
+}
+
+/** Runs `client.call` with `inFlight` loops for `durationMs`. */
+async function load(client: PeerClient, inFlight: number, durationMs: number): Promise<PeerResult> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const end = performance.now() + durationMs;
+  const loop = async () => {
+    while (performance.now() < end) {
+      const t0 = performance.now();
+      try {
+        await client.call();
+        latencies.push(performance.now() - t0);
+      } catch {
+        errors++;
+      }
+    }
+  };
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: inFlight }, loop));
+  const elapsed = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  if (errors > 0) throw new Error(`${client.name}: ${errors} calls failed against a normal server`);
+  latencies.sort((a, b) => a - b);
+  return {
+    client: client.name,
+    inFlight,
+    calls: latencies.length,
+    requestsPerSecond: (latencies.length / elapsed) * 1000,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    cpuMsPerThousand: ((cpu.user + cpu.system) / 1000 / Math.max(1, latencies.length)) * 1000,
+    requestsPerCall: client.requestsPerCall,
+    note: client.note,
+  };
+}
+
+export async function benchPeers(options: PeerBenchOptions): Promise<{ results: PeerResult[]; markdown: string }> {
+  const server = await startFaultServer(4);
+  const { clients, close } = createPeerClients(server.urls);
+  const best = new Map<string, PeerResult>();
+  try {
+    await server.configure({ baseDelayMs: 0, ports: [] });
+    for (const client of clients) await load(client, 64, options.warmupMs);
+    for (const inFlight of [1, 64]) {
+      for (let round = 0; round < options.rounds; round++) {
+        const order = round % 2 === 0 ? clients : [...clients].reverse();
+        for (const client of order) {
+          const result = await load(client, inFlight, options.durationMs);
+          const key = `${client.name}@${inFlight}`;
+          const previous = best.get(key);
+          if (!previous || result.requestsPerSecond > previous.requestsPerSecond) best.set(key, result);
+        }
+      }
+    }
+  } finally {
+    await close();
+    await server.stop();
+  }
+  const results = [...best.values()];
+  return { results, markdown: `${mainTable(results, best)}\n\n${peerTable(results, best)}` };
+}
+
+function mainTable(results: readonly PeerResult[], best: ReadonlyMap<string, PeerResult>): string {
+  const rows = results.map((r) => {
+    const raw = best.get(`${RAW}@${r.inFlight}`)!;
+    return [
+      r.client,
+      r.inFlight,
+      Math.round(r.requestsPerSecond),
+      (r.requestsPerSecond / raw.requestsPerSecond).toFixed(2),
+      r.p50Ms.toFixed(3),
+      (r.p50Ms / raw.p50Ms).toFixed(2),
+      r.p99Ms.toFixed(3),
+      r.cpuMsPerThousand.toFixed(1),
+      r.note,
+    ];
+  });
+  return table(['client', 'in flight', 'calls/s', '× raw undici', 'p50 ms', 'p50 × raw', 'p99 ms', 'client CPU ms / 1k calls', 'call'], rows);
+}
+
+/** sturdy-rpc's throughput divided by each peer's, per level of concurrency. */
+function peerTable(results: readonly PeerResult[], best: ReadonlyMap<string, PeerResult>): string {
+  const rows: (string | number)[][] = [];
+  for (const peer of results) {
+    if (peer.client === RAW || peer.client === STURDY_ONE || peer.client === STURDY_FOUR) continue;
+    const one = best.get(`${STURDY_ONE}@${peer.inFlight}`)!;
+    const four = best.get(`${STURDY_FOUR}@${peer.inFlight}`)!;
+    rows.push([
+      peer.client,
+      peer.inFlight,
+      Math.round(peer.requestsPerSecond),
+      (one.requestsPerSecond / peer.requestsPerSecond).toFixed(2),
+      (four.requestsPerSecond / peer.requestsPerSecond).toFixed(2),
+      (peer.p50Ms / one.p50Ms).toFixed(2),
+    ]);
+  }
+  return table(['peer', 'in flight', 'peer calls/s', 'sturdy-rpc 1 endpoint ÷ peer', 'sturdy-rpc 4 endpoints ÷ peer', 'peer p50 ÷ sturdy-rpc 1 endpoint p50'], rows);
+}

@@ -1,0 +1,228 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { createSeededRandom, systemClock, type Clock, type Random, type TimerHandle } from '../clock.js';
+import { createBehaviourEngine, type BehaviourPlan, type FixtureServerBehaviours } from './behaviours.js';
+import { httpErrorAnswer, htmlAnswer, rateLimitAnswer, transformAnswer, truncateAnswer } from './fault-answers.js';
+import type { Fixture } from './fixtures.js';
+import { answerBody, answerCall, callsOf, parseRequestBody, type ParsedRequestBody, type ReplayAnswer } from './replay.js';
+
+export interface CreateFixtureServerOptions {
+  /** The fixtures to answer from (e.g. `loadFixtures('fixtures')`). A method is matched by name; among several fixtures of one method, the first whose params deep-equal the request's wins, else the first. */
+  readonly fixtures: readonly Fixture[];
+  /** How to misbehave, per server (`'*'` or a plain array) or per method. @default [] */
+  readonly behaviours?: FixtureServerBehaviours;
+  /** Port to listen on; `0` picks a free one. @default 0 */
+  readonly port?: number;
+  /** Interface to listen on. @default '127.0.0.1' */
+  readonly host?: string;
+  /** Clock for latency, rate windows, `atMs` and HTTP-dates (tests pass `createFakeClock()`). @default the system clock */
+  readonly clock?: Clock;
+  /** Random source for probabilities and random latency. @default a random seeded with 1 */
+  readonly random?: Random;
+}
+
+/** One JSON-RPC call as the server read it (a batch logs one per item). */
+export interface FixtureServerRequest {
+  /** `''` when the body was not JSON or the item had no string method. */
+  readonly method: string;
+  readonly params: unknown;
+  readonly id: unknown;
+  /** The server clock's `now()` when the request body had been read. */
+  readonly atMs: number;
+}
+
+export interface FixtureServer {
+  /** `http://<host>:<port>` (no trailing slash; any path is accepted, so keys in paths work). */
+  readonly url: string;
+  readonly port: number;
+  /** Every call received since start or the last `reset()`, in arrival order (live array). */
+  readonly requests: readonly FixtureServerRequest[];
+  /**
+   * Calls received (of `method`, or in total) — whatever the answer, including calls
+   * answered 429, reset or left hanging. Use it to assert "sent exactly once".
+   */
+  count(method?: string): number;
+  /** `{ method: calls }` over every call received. */
+  countByMethod(): Record<string, number>;
+  /** Replaces the behaviours (counters and rate windows start afresh). */
+  setBehaviours(behaviours: FixtureServerBehaviours): void;
+  /** Resolves once `count(method)` reaches `count`; rejects if the server closes first. */
+  waitForRequests(count: number, method?: string): Promise<void>;
+  /** Clears the request log, the `everyNth` counters and the rate windows (behaviours stay). */
+  reset(): void;
+  /** Stops listening, cancels pending latency timers and destroys every open socket (hanging ones included). Idempotent. */
+  close(): Promise<void>;
+}
+
+interface Waiter {
+  readonly count: number;
+  readonly method: string | undefined;
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+}
+
+const noop = () => undefined;
+
+/**
+ * Starts a real HTTP JSON-RPC server that answers from fixtures, with the request id
+ * substituted, and misbehaves on request. Unknown methods get JSON-RPC -32601; batches are
+ * answered per item.
+ *
+ * ```ts
+ * const clock = createFakeClock();
+ * const server = await createFixtureServer({
+ *   fixtures: loadFixtures('fixtures'),
+ *   clock,
+ *   behaviours: { '*': [{ type: 'latency', ms: 200 }], sendTransaction: [{ type: 'reset' }] },
+ * });
+ * const pool = new HttpTransportPool({ endpoints: [{ id: 'a', url: server.url }] });
+ * // … exercise your code …
+ * expect(server.count('sendTransaction')).toBe(1);
+ * await server.close();
+ * ```
+ */
+export async function createFixtureServer(options: CreateFixtureServerOptions): Promise<FixtureServer> {
+  const fixtures = options.fixtures;
+  const clock = options.clock ?? systemClock;
+  const engine = createBehaviourEngine(clock, options.random ?? createSeededRandom(1));
+  engine.set(options.behaviours ?? []);
+  const requests: FixtureServerRequest[] = [];
+  const sockets = new Set<Socket>();
+  const timers = new Set<TimerHandle>();
+  let waiters: Waiter[] = [];
+  let closing: Promise<void> | undefined;
+
+  const count = (method?: string) => (method === undefined ? requests.length : requests.filter((r) => r.method === method).length);
+  const settleWaiters = () => {
+    waiters = waiters.filter((waiter) => {
+      if (count(waiter.method) < waiter.count) return true;
+      waiter.resolve();
+      return false;
+    });
+  };
+
+  const send = (res: ServerResponse, answer: ReplayAnswer) => {
+    if (res.destroyed || res.writableEnded) return;
+    res.writeHead(answer.status, { ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)) });
+    res.end(answer.body);
+  };
+
+  const act = (plan: BehaviourPlan, parsed: ParsedRequestBody, req: IncomingMessage, res: ServerResponse) => {
+    const normal = () => answerBody(parsed, (call) => transformAnswer(call, answerCall(fixtures, call), plan.transforms));
+    const id = parsed.type === 'single' ? parsed.call.id : null;
+    const terminal = plan.terminal;
+    switch (terminal?.type) {
+      case undefined:
+        send(res, normal());
+        break;
+      case 'reset':
+        // Read and processed, answer lost: the client cannot know whether the call took effect.
+        req.socket.resetAndDestroy();
+        break;
+      case 'close':
+        req.socket.end();
+        break;
+      case 'hang':
+        break;
+      case 'rate-limit':
+        send(res, rateLimitAnswer(terminal, id, clock));
+        break;
+      case 'http-error':
+        send(res, httpErrorAnswer(terminal, id));
+        break;
+      case 'html':
+        send(res, htmlAnswer());
+        break;
+      case 'truncate':
+        send(res, truncateAnswer(normal(), terminal.keepRatio));
+        break;
+    }
+  };
+
+  const handle = (req: IncomingMessage, res: ServerResponse, text: string) => {
+    const parsed = parseRequestBody(text);
+    const calls = callsOf(parsed);
+    const atMs = clock.now();
+    if (calls.length === 0) requests.push({ method: '', params: undefined, id: null, atMs });
+    for (const call of calls) requests.push({ method: call.method, params: call.params, id: call.id, atMs });
+    const plan = engine.plan(calls.map((call) => call.method));
+    if (plan.delayMs > 0) {
+      const timer = clock.setTimer(() => {
+        timers.delete(timer);
+        act(plan, parsed, req, res);
+      }, plan.delayMs);
+      timers.add(timer);
+    } else {
+      act(plan, parsed, req, res);
+    }
+    // After the plan, so a test woken by waitForRequests sees the latency timer already set.
+    settleWaiters();
+  };
+
+  const server = createServer((req, res) => {
+    // Resets and early closes are the point of this server: never let them crash it.
+    req.on('error', noop);
+    res.on('error', noop);
+    if (req.method !== 'POST') {
+      res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain' }).end('Method Not Allowed');
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => handle(req, res, Buffer.concat(chunks).toString('utf8')));
+  });
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('error', noop);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  server.on('clientError', (_error, socket) => socket.destroy());
+
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    requests,
+    count,
+    countByMethod() {
+      const counts: Record<string, number> = {};
+      for (const request of requests) counts[request.method] = (counts[request.method] ?? 0) + 1;
+      return counts;
+    },
+    setBehaviours(behaviours) {
+      engine.set(behaviours);
+    },
+    waitForRequests(target, method) {
+      if (closing !== undefined) return Promise.reject(new Error('fixture server is closed'));
+      return new Promise<void>((resolve, reject) => {
+        waiters.push({ count: target, method, resolve, reject });
+        settleWaiters();
+      });
+    },
+    reset() {
+      requests.splice(0);
+      engine.reset();
+    },
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        for (const timer of timers) timer.cancel();
+        timers.clear();
+        for (const waiter of waiters) waiter.reject(new Error('fixture server closed before the requests arrived'));
+        waiters = [];
+        server.close(() => resolve());
+        server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import { isError, Transaction, Wallet } from 'ethers';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SturdyProvider } from '../../src/adapters/ethers.js';
+import { isTransportError } from '../../src/errors/transport-error.js';
+import type { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
+import { startAnvil, type AnvilInstance } from '../helpers/anvil.js';
+import { closeAllServers, startRpcServer } from '../helpers/loopback.js';
+import {
+  ANVIL_ACCOUNT_0,
+  ANVIL_ACCOUNT_1,
+  ANVIL_KEY_0,
+  closePools,
+  createPool,
+  firstParamsOf,
+  forwardTo,
+  ONE_ETH,
+  RECORDED_SEND,
+  rejectionOf,
+} from './helpers.js';
+
+/** ethers v6 `SturdyProvider` against a real anvil, directly and behind counting / answer-losing proxies. */
+
+describe('ethers v6 SturdyProvider, against anvil', () => {
+  let anvil: AnvilInstance;
+  let provider: SturdyProvider;
+  const providers: SturdyProvider[] = [];
+
+  beforeAll(async () => {
+    anvil = await startAnvil();
+    provider = providerOver(createPool({ endpoints: [{ url: anvil.url }], chain: 'evm' }));
+  });
+  afterEach(() => closeAllServers());
+  afterAll(async () => {
+    for (const p of providers) p.destroy();
+    await closePools();
+    await anvil?.stop();
+  });
+
+  function providerOver(pool: HttpTransportPool): SturdyProvider {
+    const p = new SturdyProvider(pool, undefined, { pollingInterval: 50 });
+    providers.push(p);
+    return p;
+  }
+
+  it('detects the network (chain id 31337) and reads the default account balance exactly', async () => {
+    const network = await provider.getNetwork();
+    expect(network.chainId).toBe(31_337n);
+    await expect(provider.getBalance(ANVIL_ACCOUNT_0)).resolves.toBe(10_000n * ONE_ETH);
+  });
+
+  it("turns ethers' batches into one pool call per request, with each result in its place", async () => {
+    const relay = await startRpcServer(forwardTo(anvil.url));
+    const relayed = providerOver(createPool({ endpoints: [{ url: relay.url }], chain: 'evm' }));
+    await relayed.getNetwork();
+    const before = relay.count();
+
+    const [balance0, balance1, nonce, blockNumber] = await Promise.all([
+      relayed.getBalance(ANVIL_ACCOUNT_0),
+      relayed.getBalance(ANVIL_ACCOUNT_1),
+      relayed.getTransactionCount(ANVIL_ACCOUNT_0),
+      relayed.getBlockNumber(),
+    ]);
+    expect([balance0, balance1, nonce, blockNumber]).toEqual([10_000n * ONE_ETH, 10_000n * ONE_ETH, 0, 0]);
+    const arrived = relay.received.slice(before);
+    expect(arrived.every((r) => !r.body.trimStart().startsWith('['))).toBe(true);
+    expect(arrived.map((r) => r.method)).toEqual(expect.arrayContaining(['eth_getBalance', 'eth_getBalance', 'eth_getTransactionCount', 'eth_blockNumber']));
+  });
+
+  it('broadcasts a signed transaction that lands once', async () => {
+    const response = await provider.broadcastTransaction(RECORDED_SEND.rawTx);
+    expect(response.hash).toBe(RECORDED_SEND.hash);
+    const receipt = await response.wait(1, 5_000);
+    expect(receipt?.status).toBe(1);
+    await expect(provider.getBalance(ANVIL_ACCOUNT_1)).resolves.toBe(10_001n * ONE_ETH);
+  });
+
+  it("a node's own error goes through ethers' getRpcError (NONCE_EXPIRED for a landed transaction)", async () => {
+    const error = await rejectionOf(provider.broadcastTransaction(RECORDED_SEND.rawTx));
+    expect(isError(error, 'NONCE_EXPIRED')).toBe(true);
+  });
+
+  it('a broadcast whose answer is lost after anvil processed it rejects with AMBIGUOUS_DISPATCH, is not resent, and landed once', async () => {
+    const losing = await startRpcServer(forwardTo(anvil.url, 'eth_sendRawTransaction'));
+    const relay = await startRpcServer(forwardTo(anvil.url));
+    const pool = createPool({ endpoints: [{ id: 'e0', url: losing.url, tier: 0 }, { id: 'e1', url: relay.url, tier: 1 }], chain: 'evm' });
+    const wallet = new Wallet(ANVIL_KEY_0);
+    const signed = await wallet.signTransaction({
+      chainId: 31_337n,
+      to: ANVIL_ACCOUNT_1,
+      value: ONE_ETH,
+      nonce: await provider.getTransactionCount(ANVIL_ACCOUNT_0),
+      gasLimit: 21_000n,
+      maxFeePerGas: 2_000_000_000n,
+      maxPriorityFeePerGas: 1_000_000_000n,
+    });
+
+    const error = await rejectionOf(providerOver(pool).broadcastTransaction(signed));
+    expect(isTransportError(error, 'AMBIGUOUS_DISPATCH')).toBe(true);
+    expect(firstParamsOf('eth_sendRawTransaction', losing, relay)).toEqual([signed]);
+
+    const receipt = await provider.waitForTransaction(Transaction.from(signed).hash, 1, 5_000);
+    expect(receipt?.status).toBe(1);
+    await expect(provider.getTransactionCount(ANVIL_ACCOUNT_0)).resolves.toBe(2);
+  });
+});

@@ -1,0 +1,125 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BaseError, createPublicClient, custom, ProviderDisconnectedError, type PublicClient } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { anvil as anvilChain } from 'viem/chains';
+import { findTransportError, sturdyTransport } from '../../src/adapters/viem.js';
+import { TransportError } from '../../src/errors/transport-error.js';
+import type { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
+import { startAnvil, type AnvilInstance } from '../helpers/anvil.js';
+import { closeAllServers, startRpcServer } from '../helpers/loopback.js';
+import {
+  ANVIL_ACCOUNT_0,
+  ANVIL_ACCOUNT_1,
+  ANVIL_KEY_0,
+  closePools,
+  createPool,
+  firstParamsOf,
+  forwardTo,
+  ONE_ETH,
+  RECORDED_SEND,
+  rejectionOf,
+} from './helpers.js';
+
+/**
+ * viem 2 `createPublicClient({ transport: sturdyTransport(pool, { custom }) })` against a
+ * real anvil, directly and behind loopback proxies that count arrivals and can lose the
+ * answer to a send after anvil processed it.
+ */
+
+describe('viem over sturdyTransport, against anvil', () => {
+  let anvil: AnvilInstance;
+  let client: PublicClient;
+
+  beforeAll(async () => {
+    anvil = await startAnvil();
+    client = clientOver(createPool({ endpoints: [{ url: anvil.url }], chain: 'evm' }));
+  });
+  afterEach(() => closeAllServers());
+  afterAll(async () => {
+    await closePools();
+    await anvil?.stop();
+  });
+
+  function clientOver(pool: HttpTransportPool, retryCount?: number): PublicClient {
+    return createPublicClient({
+      chain: anvilChain,
+      pollingInterval: 50,
+      transport: sturdyTransport(pool, { custom, ...(retryCount === undefined ? {} : { retryCount, retryDelay: 1 }) }),
+    });
+  }
+
+  /** e0 (tier 0) forwards to anvil and loses the answer to `method`; e1 (tier 1) relays faithfully. */
+  async function losingThenRelay(method: string) {
+    const losing = await startRpcServer(forwardTo(anvil.url, method));
+    const relay = await startRpcServer(forwardTo(anvil.url));
+    const pool = createPool({ endpoints: [{ id: 'e0', url: losing.url, tier: 0 }, { id: 'e1', url: relay.url, tier: 1 }], chain: 'evm' });
+    return { losing, relay, pool };
+  }
+
+  it('reads the default account balance exactly (10 000 ETH), chain id 31337 and the block number', async () => {
+    await expect(client.getBalance({ address: ANVIL_ACCOUNT_0 })).resolves.toBe(10_000n * ONE_ETH);
+    await expect(client.getChainId()).resolves.toBe(31_337);
+    const blockNumber = await client.getBlockNumber({ cacheTime: 0 });
+    expect(blockNumber).toBe(0n);
+  });
+
+  it('a send whose answer is lost after anvil processed it fails with the ambiguous-dispatch error, is not resent, and landed once', async () => {
+    const { losing, relay, pool } = await losingThenRelay('eth_sendRawTransaction');
+
+    const error = await rejectionOf(clientOver(pool).sendRawTransaction({ serializedTransaction: RECORDED_SEND.rawTx }));
+    // viem's own class for code 4900, which its retry logic never retries ...
+    expect(error).toBeInstanceOf(ProviderDisconnectedError);
+    // ... and the pool's error behind it, with the attempt that may have landed.
+    const ambiguous = findTransportError(error, 'AMBIGUOUS_DISPATCH');
+    expect(ambiguous).toBeInstanceOf(TransportError);
+    expect(ambiguous?.attempts).toMatchObject([{ endpointId: 'e0', dispatch: 'dispatched-ambiguous' }]);
+    expect((error as BaseError).walk((e) => e instanceof TransportError)).toBe(ambiguous);
+    expect(firstParamsOf('eth_sendRawTransaction', losing)).toEqual([RECORDED_SEND.rawTx]);
+    expect(relay.count()).toBe(0);
+
+    // Reconcile: the receipt shows it once; the account's nonce is now 1.
+    const receipt = await client.waitForTransactionReceipt({ hash: RECORDED_SEND.hash, timeout: 5_000 });
+    expect(receipt.status).toBe('success');
+    await expect(client.getTransactionCount({ address: ANVIL_ACCOUNT_0 })).resolves.toBe(1);
+    await expect(client.getBalance({ address: ANVIL_ACCOUNT_1 })).resolves.toBe(10_001n * ONE_ETH);
+  });
+
+  it("a node's own error becomes viem's RpcError, with the pool's RPC_ERROR behind it", async () => {
+    // The recorded transaction has landed: anvil refuses it again ("nonce too low").
+    const error = await rejectionOf(client.sendRawTransaction({ serializedTransaction: RECORDED_SEND.rawTx }));
+    expect(error).toBeInstanceOf(BaseError);
+    expect(String(error)).toMatch(/nonce too low|already known/i);
+    expect(findTransportError(error, 'RPC_ERROR')?.rpcMessage).toMatch(/nonce too low|already known/i);
+  });
+
+  it('a transaction signed locally with viem lands exactly once through the pool', async () => {
+    const relay = await startRpcServer(forwardTo(anvil.url));
+    const relayed = clientOver(createPool({ endpoints: [{ url: relay.url }], chain: 'evm' }));
+    const account = privateKeyToAccount(ANVIL_KEY_0);
+    const nonce = await client.getTransactionCount({ address: ANVIL_ACCOUNT_0 });
+    const serializedTransaction = await account.signTransaction({
+      chainId: 31_337,
+      to: ANVIL_ACCOUNT_1,
+      value: ONE_ETH,
+      nonce,
+      gas: 21_000n,
+      maxFeePerGas: 2_000_000_000n,
+      maxPriorityFeePerGas: 1_000_000_000n,
+    });
+
+    const hash = await relayed.sendRawTransaction({ serializedTransaction });
+    expect(firstParamsOf('eth_sendRawTransaction', relay)).toEqual([serializedTransaction]);
+    const receipt = await client.waitForTransactionReceipt({ hash, timeout: 5_000 });
+    expect(receipt.status).toBe('success');
+    await expect(client.getBalance({ address: ANVIL_ACCOUNT_1 })).resolves.toBe(10_002n * ONE_ETH);
+  });
+
+  it("viem's own retry does not resend an ambiguous call, even with retryCount raised to 3", async () => {
+    // eth_newBlockFilter creates server state: never-after-dispatch in the method table.
+    const { losing, relay, pool } = await losingThenRelay('eth_newBlockFilter');
+    const error = await rejectionOf(clientOver(pool, 3).request({ method: 'eth_newBlockFilter' }));
+    expect(error).toBeInstanceOf(ProviderDisconnectedError);
+    expect(findTransportError(error, 'AMBIGUOUS_DISPATCH')).toBeDefined();
+    expect(losing.count('eth_newBlockFilter') + relay.count('eth_newBlockFilter')).toBe(1);
+  });
+});
