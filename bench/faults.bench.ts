@@ -170,7 +170,7 @@ function render(results: readonly FaultResult[], options: FaultBenchOptions): st
     r.calls,
     pct(r.successRate),
     r.wrongAnswers,
-    r.failures,
+    r.failures === 0 ? '0' : `${r.failures}: ${Object.entries(r.failuresByKind).map(([kind, n]) => `${kind} ${n}`).join(', ')}`,
     r.p50Ms.toFixed(1),
     r.p99Ms.toFixed(1),
     Number.isFinite(r.requestsPerSuccess) ? r.requestsPerSuccess.toFixed(2) : '∞',
@@ -184,7 +184,7 @@ function render(results: readonly FaultResult[], options: FaultBenchOptions): st
     `every client's list); normal answers take ${options.baseDelayMs} ms; ${TIMEOUT_MS} ms per request. Latency covers every call, failed ones included.`;
   const web3 = web3Console.suppressedLines > 0 ? `\n\n(web3.js v1 printed ${web3Console.suppressedLines} "Retrying after …" lines to the console; suppressed.)` : '';
   return `${setup}\n\n${table(
-    ['scenario', 'client', 'calls', 'success', 'wrong answers', 'failed', 'p50 ms', 'p99 ms', 'requests / success', 'sends processed / called', 'duplicate sends (payloads)'],
+    ['scenario', 'client', 'calls', 'success', 'wrong answers', 'failed (by error)', 'p50 ms', 'p99 ms', 'requests / success', 'sends processed / called', 'duplicate sends (payloads)'],
     rows,
   )}\n\n${notes}${web3}`;
 }

@@ -50,8 +50,8 @@ await section('heap', 'Heap per idle endpoint', benchHeap);
 await section('faults', 'Fault scenarios (4 endpoints, one faulty)', () =>
   benchFaults(
     quick
-      ? { calls: 500, singleEndpointCalls: 150, inFlight: 16, baseDelayMs: 10, seed: 6 }
-      : { calls: 2_000, singleEndpointCalls: 400, inFlight: 16, baseDelayMs: 10, seed: 6 },
+      ? { calls: 300, singleEndpointCalls: 100, inFlight: 16, baseDelayMs: 10, seed: 6 }
+      : { calls: 1_000, singleEndpointCalls: 300, inFlight: 16, baseDelayMs: 10, seed: 6 },
   ),
 );
 

@@ -44,28 +44,32 @@ export interface FixtureHandlersOptions {
  * import { setupServer } from 'msw/node';
  * import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
  * import { HttpTransportPool, createFetchExecutor } from 'sturdy-rpc';
- * import { createSolanaClient } from 'sturdy-rpc/solana';
+ * import { createSolanaClient, solanaClusterOf } from 'sturdy-rpc/solana';
  * import { loadFixtures } from 'sturdy-rpc/testing';
  * import { fixtureHandlers } from 'sturdy-rpc/testing/msw';
  *
+ * // Your recordings of a healthy node (see fixtures/README.md for how a method is matched).
  * const calls: string[] = [];
  * const server = setupServer(
- *   ...fixtureHandlers(loadFixtures('fixtures'), {
+ *   ...fixtureHandlers(loadFixtures('test/fixtures/healthy'), {
  *     url: 'https://rpc.test/*',
  *     onRequest: (call) => calls.push(call.method),
  *   }),
  * );
  * beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
- * afterEach(() => { server.resetHandlers(); calls.length = 0; });
+ * afterEach(() => {
+ *   server.resetHandlers();
+ *   calls.length = 0;
+ * });
  * afterAll(() => server.close());
  *
- * it('reads the balance', async () => {
+ * it('checks the node is on mainnet before trading', async () => {
  *   const pool = new HttpTransportPool({
  *     endpoints: [{ id: 'test', url: 'https://rpc.test/my-key' }],
  *     executor: createFetchExecutor(),
  *   });
  *   const sol = createSolanaClient(pool);
- *   await expect(sol.getGenesisHash()).resolves.toBe('5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d');
+ *   expect(solanaClusterOf(await sol.getGenesisHash())).toBe('mainnet-beta');
  *   expect(calls).toEqual(['getGenesisHash']);
  *   await pool.close();
  * });

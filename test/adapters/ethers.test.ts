@@ -1,5 +1,5 @@
 import { isError, Transaction, Wallet } from 'ethers';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SturdyProvider } from '../../src/adapters/ethers.js';
 import { isTransportError } from '../../src/errors/transport-error.js';
 import type { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
@@ -14,6 +14,7 @@ import {
   firstParamsOf,
   forwardTo,
   ONE_ETH,
+  pollReceipt,
   RECORDED_SEND,
   rejectionOf,
 } from './helpers.js';
@@ -53,6 +54,7 @@ describe('ethers v6 SturdyProvider, against anvil', () => {
     const relayed = providerOver(createPool({ endpoints: [{ url: relay.url }], chain: 'evm' }));
     await relayed.getNetwork();
     const before = relay.count();
+    const sendSpy = vi.spyOn(relayed, '_send');
 
     const [balance0, balance1, nonce, blockNumber] = await Promise.all([
       relayed.getBalance(ANVIL_ACCOUNT_0),
@@ -61,7 +63,13 @@ describe('ethers v6 SturdyProvider, against anvil', () => {
       relayed.getBlockNumber(),
     ]);
     expect([balance0, balance1, nonce, blockNumber]).toEqual([10_000n * ONE_ETH, 10_000n * ONE_ETH, 0, 0]);
+    // ethers handed _send one batch (the four calls, plus its own eth_chainId check) ...
+    const batches = sendSpy.mock.calls.map(([payload]) => (Array.isArray(payload) ? payload.length : 1));
+    expect(batches).toHaveLength(1);
+    expect(batches[0]).toBeGreaterThanOrEqual(4);
+    // ... and each of its items arrived as its own request.
     const arrived = relay.received.slice(before);
+    expect(arrived).toHaveLength(batches[0] ?? 0);
     expect(arrived.every((r) => !r.body.trimStart().startsWith('['))).toBe(true);
     expect(arrived.map((r) => r.method)).toEqual(expect.arrayContaining(['eth_getBalance', 'eth_getBalance', 'eth_getTransactionCount', 'eth_blockNumber']));
   });
@@ -98,8 +106,8 @@ describe('ethers v6 SturdyProvider, against anvil', () => {
     expect(isTransportError(error, 'AMBIGUOUS_DISPATCH')).toBe(true);
     expect(firstParamsOf('eth_sendRawTransaction', losing, relay)).toEqual([signed]);
 
-    const receipt = await provider.waitForTransaction(Transaction.from(signed).hash, 1, 5_000);
-    expect(receipt?.status).toBe(1);
+    const receipt = await pollReceipt(() => provider.getTransactionReceipt(Transaction.from(signed).hash ?? ''));
+    expect(receipt.status).toBe(1);
     await expect(provider.getTransactionCount(ANVIL_ACCOUNT_0)).resolves.toBe(2);
   });
 });

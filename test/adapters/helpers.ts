@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { HttpTransportPoolOptions } from '../../src/config/types.js';
 import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
 import { loadFixture, sendBody, serveFixture, type Fixture, type ReceivedRequest, type RpcHandler, type RpcServer } from '../helpers/loopback.js';
@@ -117,4 +118,18 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
     },
     (error: unknown) => error,
   );
+}
+
+/**
+ * Polls `read` (bounded: 80 × 25 ms) until it yields a receipt. anvil mines right after
+ * answering a send, so a receipt asked for at once may not exist yet — and a library's
+ * "wait for the next block" may then never fire (the block was already mined).
+ */
+export async function pollReceipt<R>(read: () => Promise<R | null>): Promise<R> {
+  for (let i = 0; i < 80; i++) {
+    const receipt = await read();
+    if (receipt !== null) return receipt;
+    await sleep(25);
+  }
+  throw new Error('no receipt after 2 s');
 }
