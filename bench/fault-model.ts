@@ -38,6 +38,8 @@ export interface FaultServerStats {
   readonly duplicatedPayloads: number;
   /** Σ (times processed − 1) over every send payload: copies beyond the first. */
   readonly duplicateSends: number;
+  /** Server process CPU (user + system) since it started, in ms. */
+  readonly cpuMs: number;
 }
 
 export const EVM_CHAIN_ID = 1;

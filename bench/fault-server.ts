@@ -191,6 +191,7 @@ function resetStats(): void {
 }
 
 function stats(): model.FaultServerStats {
+  const cpu = process.cpuUsage();
   let sendsProcessed = 0;
   let duplicatedPayloads = 0;
   let duplicateSends = 0;
@@ -204,6 +205,7 @@ function stats(): model.FaultServerStats {
     sendsProcessed,
     duplicatedPayloads,
     duplicateSends,
+    cpuMs: (cpu.user + cpu.system) / 1000,
   };
 }
 

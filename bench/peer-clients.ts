@@ -13,8 +13,6 @@ import { HttpTransportPool } from '../src/pool/http-transport-pool.js';
 
 export interface PeerClient {
   readonly name: string;
-  /** Server requests one call makes (1 unless the client fans out). */
-  readonly requestsPerCall: number;
   readonly note: string;
   call(): Promise<unknown>;
 }
@@ -52,26 +50,20 @@ export function createPeerClients(urls: readonly string[]): { clients: PeerClien
   const clients: PeerClient[] = [
     {
       name: RAW,
-      requestsPerCall: 1,
       note: 'the limit: no parsing',
       call: async () => {
         const res = await raw.request({ path: '/', method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY });
         return res.body.text();
       },
     },
-    { name: STURDY_ONE, requestsPerCall: 1, note: '`pool.request`', call: () => sturdyOne.request('eth_blockNumber', []) },
-    { name: STURDY_FOUR, requestsPerCall: 1, note: 'reputation + cap on', call: () => sturdyFour.request('eth_blockNumber', []) },
-    { name: 'viem http', requestsPerCall: 1, note: '`client.request`', call: () => viemHttp.request({ method: 'eth_blockNumber' }) },
-    { name: 'viem fallback (4)', requestsPerCall: 1, note: '`client.request`', call: () => viemFallback.request({ method: 'eth_blockNumber' }) },
-    { name: 'ethers JsonRpcProvider', requestsPerCall: 1, note: '`send`, batching off', call: () => ethersRpc.send('eth_blockNumber', []) },
-    {
-      name: 'ethers FallbackProvider (4)',
-      requestsPerCall: 2,
-      note: '`getBlockNumber`, cache off; default quorum 2 asks 2 nodes',
-      call: () => ethersFallback.getBlockNumber(),
-    },
-    { name: '@solana/kit', requestsPerCall: 1, note: 'HTTP transport, no coalescing; getSlot', call: () => kit.getSlot().send() },
-    { name: '@solana/web3.js v1', requestsPerCall: 1, note: '`Connection.getSlot`', call: () => web3.getSlot() },
+    { name: STURDY_ONE, note: '`pool.request`', call: () => sturdyOne.request('eth_blockNumber', []) },
+    { name: STURDY_FOUR, note: 'reputation + cap on', call: () => sturdyFour.request('eth_blockNumber', []) },
+    { name: 'viem http', note: '`client.request`', call: () => viemHttp.request({ method: 'eth_blockNumber' }) },
+    { name: 'viem fallback (4)', note: '`client.request`', call: () => viemFallback.request({ method: 'eth_blockNumber' }) },
+    { name: 'ethers JsonRpcProvider', note: '`send`, batching off', call: () => ethersRpc.send('eth_blockNumber', []) },
+    { name: 'ethers FallbackProvider (4)', note: '`getBlockNumber`, cache off; quorum 2 (default)', call: () => ethersFallback.getBlockNumber() },
+    { name: '@solana/kit', note: 'HTTP transport, no coalescing; getSlot', call: () => kit.getSlot().send() },
+    { name: '@solana/web3.js v1', note: '`Connection.getSlot`', call: () => web3.getSlot() },
   ];
   return {
     clients,

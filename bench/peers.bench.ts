@@ -3,8 +3,8 @@
  * same loopback server (a separate process, 4 normal ports): throughput, p50/p99 at 1 and
  * 64 calls in flight, client CPU per 1 000 calls; rounds alternate the order of clients.
  */
-import { startFaultServer } from './fault-control.js';
-import { percentile } from './fault-model.js';
+import { startFaultServer, type FaultServer } from './fault-control.js';
+import { percentile, type FaultServerStats } from './fault-model.js';
 import { createPeerClients, RAW, STURDY_FOUR, STURDY_ONE, type PeerClient } from './peer-clients.js';
 import { table } from './util.js';
 
@@ -17,6 +17,9 @@ export interface PeerResult {
   readonly p99Ms: number;
   /** Client process CPU (user + system) per 1 000 calls, in ms. */
   readonly cpuMsPerThousand: number;
+  /** Server process CPU per 1 000 calls, in ms: near 1 000 / (calls/s) × 1 000 means the server was the limit. */
+  readonly serverCpuMsPerThousand: number;
+  /** Requests the server received per call (measured). */
   readonly requestsPerCall: number;
   readonly note: string;
 }
@@ -27,8 +30,10 @@ export interface PeerBenchOptions {
   readonly warmupMs: number;
 }
 
+const received = (stats: FaultServerStats) => stats.ports.reduce((sum, port) => sum + port.received, 0);
+
 /** Runs `client.call` with `inFlight` loops for `durationMs`. */
-async function load(client: PeerClient, inFlight: number, durationMs: number): Promise<PeerResult> {
+async function load(server: FaultServer, client: PeerClient, inFlight: number, durationMs: number): Promise<PeerResult> {
   const latencies: number[] = [];
   let errors = 0;
   const end = performance.now() + durationMs;
@@ -43,11 +48,14 @@ async function load(client: PeerClient, inFlight: number, durationMs: number): P
       }
     }
   };
+  const server0 = await server.stats();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(Array.from({ length: inFlight }, loop));
   const elapsed = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
+  const server1 = await server.stats();
+  const calls = Math.max(1, latencies.length);
   if (errors > 0) throw new Error(`${client.name}: ${errors} calls failed against a normal server`);
   latencies.sort((a, b) => a - b);
   return {
@@ -57,8 +65,9 @@ async function load(client: PeerClient, inFlight: number, durationMs: number): P
     requestsPerSecond: (latencies.length / elapsed) * 1000,
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
-    cpuMsPerThousand: ((cpu.user + cpu.system) / 1000 / Math.max(1, latencies.length)) * 1000,
-    requestsPerCall: client.requestsPerCall,
+    cpuMsPerThousand: ((cpu.user + cpu.system) / 1000 / calls) * 1000,
+    serverCpuMsPerThousand: ((server1.cpuMs - server0.cpuMs) / calls) * 1000,
+    requestsPerCall: (received(server1) - received(server0)) / calls,
     note: client.note,
   };
 }
@@ -69,12 +78,12 @@ export async function benchPeers(options: PeerBenchOptions): Promise<{ results: 
   const best = new Map<string, PeerResult>();
   try {
     await server.configure({ baseDelayMs: 0, ports: [] });
-    for (const client of clients) await load(client, 64, options.warmupMs);
+    for (const client of clients) await load(server, client, 64, options.warmupMs);
     for (const inFlight of [1, 64]) {
       for (let round = 0; round < options.rounds; round++) {
         const order = round % 2 === 0 ? clients : [...clients].reverse();
         for (const client of order) {
-          const result = await load(client, inFlight, options.durationMs);
+          const result = await load(server, client, inFlight, options.durationMs);
           const key = `${client.name}@${inFlight}`;
           const previous = best.get(key);
           if (!previous || result.requestsPerSecond > previous.requestsPerSecond) best.set(key, result);
@@ -100,11 +109,13 @@ function mainTable(results: readonly PeerResult[], best: ReadonlyMap<string, Pee
       r.p50Ms.toFixed(3),
       (r.p50Ms / raw.p50Ms).toFixed(2),
       r.p99Ms.toFixed(3),
-      r.cpuMsPerThousand.toFixed(1),
+      r.cpuMsPerThousand.toFixed(0),
+      r.serverCpuMsPerThousand.toFixed(0),
+      r.requestsPerCall.toFixed(2),
       r.note,
     ];
   });
-  return table(['client', 'in flight', 'calls/s', '× raw undici', 'p50 ms', 'p50 × raw', 'p99 ms', 'client CPU ms / 1k calls', 'call'], rows);
+  return table(['client', 'in flight', 'calls/s', '× raw undici', 'p50 ms', 'p50 × raw', 'p99 ms', 'client CPU ms / 1k calls', 'server CPU ms / 1k calls', 'requests / call', 'call'], rows);
 }
 
 /** sturdy-rpc's throughput divided by each peer's, per level of concurrency. */

@@ -27,9 +27,9 @@ export const systemClock: Clock = {
   now: () => performance.now(),
   wallNow: () => Date.now(),
   setTimer(callback, delayMs) {
+    // Not unref'd: every timer belongs to a call someone awaits (a deadline, a backoff, a
+    // wake-up); an unref'd one would let a script exit silently in the middle of that call.
     const timer = setTimeout(callback, Math.max(0, delayMs));
-    // A pending wake-up must never keep a process alive on its own.
-    timer.unref?.();
     let done = false;
     return {
       cancel() {

@@ -18,7 +18,7 @@ import { TransportError } from '../errors/transport-error.js';
 import type { RpcRequester } from '../pool/request-options.js';
 import { callEach, readJsonRpcPayload, toResponseObject, type PoolCallOptions } from './json-rpc-calls.js';
 
-export { findTransportError, POOL_FAILURE_RPC_CODE, type PoolFailureData } from './rpc-error.js';
+export { findTransportError, INVALID_PARAMS_RPC_CODE, POOL_FAILURE_RPC_CODE, type PoolFailureData } from './rpc-error.js';
 export type { PoolCallOptions } from './json-rpc-calls.js';
 
 /** ethers' provider options plus the pool call options. */

@@ -8,7 +8,7 @@ import { parseJsonExact, stringifyJson } from '../jsonrpc/exact-json.js';
 import type { RpcRequester } from '../pool/request-options.js';
 import { callEach, readJsonRpcPayload, toResponseObjects, type PoolCallOptions } from './json-rpc-calls.js';
 
-export { findTransportError, POOL_FAILURE_RPC_CODE, type PoolFailureData } from './rpc-error.js';
+export { findTransportError, INVALID_PARAMS_RPC_CODE, POOL_FAILURE_RPC_CODE, type PoolFailureData } from './rpc-error.js';
 export type { JsonRpcId, JsonRpcResponseObject, PoolCallOptions } from './json-rpc-calls.js';
 
 /** Options of {@link createPoolFetch}. */

@@ -13,7 +13,7 @@ import { TransportError } from '../errors/transport-error.js';
 import type { RpcRequester } from '../pool/request-options.js';
 import { callEach, readJsonRpcPayload, toResponseObject, toResponseObjects, type PoolCallOptions } from './json-rpc-calls.js';
 
-export { findTransportError, POOL_FAILURE_RPC_CODE, type PoolFailureData } from './rpc-error.js';
+export { findTransportError, INVALID_PARAMS_RPC_CODE, POOL_FAILURE_RPC_CODE, type PoolFailureData } from './rpc-error.js';
 export type { JsonRpcResponseObject, PoolCallOptions } from './json-rpc-calls.js';
 
 /** Options of {@link kitTransport}. */

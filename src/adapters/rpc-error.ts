@@ -36,14 +36,15 @@ export interface PoolFailureData {
 
 /**
  * The JSON-RPC error object for a failed pool call: the node's error for `RPC_ERROR`,
- * `INVALID_PARAMS_RPC_CODE` for `INVALID_INPUT`, else {@link POOL_FAILURE_RPC_CODE}; both
- * with {@link PoolFailureData}. Messages name endpoint
- * ids only (the pool redacts them), never a URL or key.
+ * {@link INVALID_PARAMS_RPC_CODE} for `INVALID_INPUT`, else {@link POOL_FAILURE_RPC_CODE};
+ * both with {@link PoolFailureData} and a message led by the `TransportError` code. Messages
+ * name endpoint ids only (the pool redacts them), never a URL or key.
  */
 export function toJsonRpcError(error: unknown): JsonRpcErrorObject {
   if (!(error instanceof TransportError)) {
-    // The pool only rejects with TransportError; anything else is a bug, reported without its text.
-    return { code: -32603, message: 'Internal error' };
+    // The pool only rejects with TransportError; another requester's error is reported without
+    // its text (it may hold a URL), under the code no library retries: it may have been sent.
+    return { code: POOL_FAILURE_RPC_CODE, message: 'Internal error: the requester failed without a TransportError' };
   }
   if (error.code === 'RPC_ERROR' && error.rpcCode !== undefined) {
     return { code: error.rpcCode, message: error.rpcMessage ?? '', ...(error.rpcData === undefined ? {} : { data: error.rpcData }) };

@@ -11,7 +11,7 @@ import type { RpcRequester } from '../pool/request-options.js';
 import type { PoolCallOptions } from './json-rpc-calls.js';
 import { PoolRpcError } from './rpc-error.js';
 
-export { findTransportError, POOL_FAILURE_RPC_CODE, PoolRpcError, type PoolFailureData } from './rpc-error.js';
+export { findTransportError, INVALID_PARAMS_RPC_CODE, POOL_FAILURE_RPC_CODE, PoolRpcError, type PoolFailureData } from './rpc-error.js';
 export type { PoolCallOptions } from './json-rpc-calls.js';
 
 /** The argument of an EIP-1193 `request`. */

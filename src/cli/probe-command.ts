@@ -17,7 +17,8 @@ registrable domain (https://…helius-rpc.com), also in --json.
 Options:
   --url <url>         an endpoint (repeatable); ids default to <eTLD+1>-<index>
   --config <file>     a JSON file { "endpoints": [ … ] } with the pool's endpoint options
-                      (id, url, headers, requestsPerSecond, …); its ids are shown
+                      (id, url, headers, requestsPerSecond, …); its ids are shown; other
+                      pool options in the file are ignored
   --chain <chain>     solana | evm (default: detected per endpoint, Solana first)
   --samples <n>       latency samples per endpoint, 1-100 (default 5)
   --timeout <ms>      deadline of each probe call (default 5000)

@@ -6,7 +6,8 @@ import { HttpTransportPool } from '../pool/http-transport-pool.js';
 import type { RequestOptions } from '../pool/request-options.js';
 import { createSolanaClient } from '../solana/client.js';
 import { solanaClusterOf } from '../solana/clusters.js';
-import { defaultEndpointId, displayUrl } from './display-url.js';
+import { defaultEndpointId } from '../config/normalize.js';
+import { redactUrl } from '../errors/redact.js';
 import { describeCallFailure, type CallFailure } from './failure-text.js';
 import { buildProbeReport, type ProbeChain, type ProbedEndpoint, type ProbeHealth, type ProbeReport } from './probe-report.js';
 
@@ -42,7 +43,8 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
   const pool = new HttpTransportPool({
     // Ids are assigned here when missing: the pool's default id keeps a subdomain label of
     // hosts without an ICANN suffix (`key.internal`), and ids are printed.
-    endpoints: options.endpoints.map((endpoint, index) => ({
+    // `kinds` is dropped so that a submit-only endpoint can still be asked the probe's reads.
+    endpoints: options.endpoints.map(({ kinds: _kinds, ...endpoint }, index) => ({
       requestTimeoutMs: options.timeoutMs,
       ...endpoint,
       id: endpoint.id ?? defaultEndpointId(endpoint.url, index),
@@ -75,7 +77,7 @@ async function probeEndpoint(pool: HttpTransportPool, id: string, url: string, o
   const evm = createEvmClient(pool);
   const base: ProbedEndpoint = {
     id,
-    endpoint: displayUrl(url),
+    endpoint: redactUrl(url),
     reachable: false,
     chain: null,
     p50Ms: null,

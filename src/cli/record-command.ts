@@ -8,7 +8,7 @@ import { HttpTransportPool } from '../pool/http-transport-pool.js';
 import type { Fixture } from '../testing/fixtures.js';
 import { createRecorder } from '../testing/recorder.js';
 import { httpUrl, positiveNumber, UsageError, type CliCommand } from './args.js';
-import { displayUrl } from './display-url.js';
+import { redactUrl } from '../errors/redact.js';
 import { describeCallFailure } from './failure-text.js';
 
 const HELP = `Usage: sturdy-rpc record --url <url> --method <method> [--params <json array>] --out <dir> [options]
@@ -137,7 +137,7 @@ export const recordCommand: CliCommand = {
 
     const day = new Date().toISOString().slice(0, 10);
     const file = join(values.out, `${name}.json`);
-    const stored: Fixture = { ...fixture, name, source: `recorded by sturdy-rpc record from ${displayUrl(url)} on ${day}` };
+    const stored: Fixture = { ...fixture, name, source: `recorded by sturdy-rpc record from ${redactUrl(url)} on ${day}` };
     await mkdir(values.out, { recursive: true });
     try {
       await writeFile(file, `${stringifyLossless(stored, null, 2) ?? ''}\n`, { encoding: 'utf8', flag: 'wx' });

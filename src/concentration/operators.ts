@@ -1,4 +1,4 @@
-import { getDomain } from 'tldts';
+import { registrableDomain } from './registrable-domain.js';
 
 /**
  * Operator grouping for the concentration cap (DESIGN §4.5).
@@ -23,12 +23,6 @@ import { getDomain } from 'tldts';
  * parser, which is stricter about what reaches the network than tldts' DNS-label check
  * (that check rejects labels such as `-rpc-` that resolvers accept).
  */
-const DOMAIN_OPTIONS = {
-  allowPrivateDomains: false,
-  extractHostname: false,
-  validateHostname: false,
-} as const;
-
 /** `localhost` and every name under `.localhost` resolve to loopback (RFC 6761 §6.3). */
 const LOCALHOST = 'localhost';
 
@@ -78,7 +72,7 @@ export function operatorOf(url: string, override?: string): string {
   // The URL parser has already normalised `0x7f.1` and friends to dotted quads.
   if (IPV4.test(hostname)) return hostname;
   if (hostname === LOCALHOST || hostname.endsWith(`.${LOCALHOST}`)) return LOCALHOST;
-  return getDomain(hostname, DOMAIN_OPTIONS) ?? unresolvedOperator(hostname);
+  return registrableDomain(hostname) ?? unresolvedOperator(hostname);
 }
 
 function ipv6Operator(bracketed: string): string {

@@ -36,6 +36,14 @@ export interface NormalizedEndpoint {
   readonly roles: readonly NormalizedRole[];
 }
 
+/**
+ * The id an endpoint gets when it has none: `<operator>-<index>` (`helius-rpc.com-0`,
+ * `127.0.0.1-1`), never built from the full host or path, which may hold keys.
+ */
+export function defaultEndpointId(url: string, index: number, operator?: string): string {
+  return `${operatorOf(url, operator)}-${index}`;
+}
+
 function formatPath(path: readonly PropertyKey[], prefix = ''): string {
   let out = prefix;
   for (const part of path) {
@@ -97,7 +105,7 @@ export function normalizeEndpoints(options: HttpTransportPoolOptions): Normalize
   const seen = new Map<string, number>();
   const endpoints = options.endpoints.map((endpoint, index): NormalizedEndpoint => {
     const operator = operatorOf(endpoint.url, endpoint.operator);
-    const id = endpoint.id ?? `${operator}-${index}`;
+    const id = endpoint.id ?? defaultEndpointId(endpoint.url, index, endpoint.operator);
     const previous = seen.get(id);
     if (previous !== undefined) {
       issues.push({ path: `endpoints[${index}].id`, message: `duplicate endpoint id '${id}' (also endpoints[${previous}])` });

@@ -1,9 +1,13 @@
-import { getDomain } from 'tldts';
+import { registrableDomain } from '../concentration/registrable-domain.js';
+
+const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 
 /**
  * Scheme and registrable domain only: `https://…helius-rpc.com`. Used where a person must
- * recognise an endpoint (CLI tables); keys hidden in subdomains, paths, queries and
- * userinfo are dropped.
+ * recognise an endpoint (CLI tables, recorded fixtures); keys hidden in subdomains, paths,
+ * queries, ports and userinfo are dropped. IP literals and single-label hosts (`localhost`,
+ * `geth`) are shown as they are; a host without an ICANN suffix (`key123.internal`,
+ * `a.key123.local`) keeps only its last label (`http://…local`).
  */
 export function redactUrl(url: string): string {
   let parsed: URL;
@@ -13,9 +17,19 @@ export function redactUrl(url: string): string {
     return '<invalid url>';
   }
   const host = parsed.hostname;
-  const domain = getDomain(host, { allowPrivateDomains: false }) ?? host;
-  const prefix = domain === host ? '' : '…';
-  return `${parsed.protocol}//${prefix}${domain}`;
+  if (host.startsWith('[') || IPV4.test(host) || !host.includes('.')) return `${parsed.protocol}//${host}`;
+  const domain = registrableDomain(host);
+  if (domain === undefined) return `${parsed.protocol}//…${host.split('.').filter((label) => label !== '').at(-1) ?? ''}`;
+  return `${parsed.protocol}//${domain === host ? '' : '…'}${domain}`;
+}
+
+/** `decodeURIComponent` that never throws on a malformed escape (a URL may hold one). */
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }
 
 /**
@@ -35,12 +49,13 @@ export function secretFragments(urls: readonly string[], headerValues: readonly 
     } catch {
       continue;
     }
-    add(decodeURIComponent(parsed.username));
-    add(decodeURIComponent(parsed.password));
-    const domain = getDomain(parsed.hostname, { allowPrivateDomains: false }) ?? parsed.hostname;
-    const sub = parsed.hostname.slice(0, Math.max(0, parsed.hostname.length - domain.length - 1));
+    add(safeDecode(parsed.username));
+    add(safeDecode(parsed.password));
+    // Every label left of the registrable domain (all labels when there is none) may be a key.
+    const domain = registrableDomain(parsed.hostname);
+    const sub = domain === undefined ? parsed.hostname : parsed.hostname.slice(0, Math.max(0, parsed.hostname.length - domain.length - 1));
     for (const label of sub.split('.')) add(label);
-    for (const segment of parsed.pathname.split('/')) add(decodeURIComponent(segment));
+    for (const segment of parsed.pathname.split('/')) add(safeDecode(segment));
     for (const value of parsed.searchParams.values()) add(value);
   }
   for (const value of headerValues) add(value);
@@ -53,11 +68,11 @@ export function secretFragments(urls: readonly string[], headerValues: readonly 
  * came from outside (a node's error message), before it goes into an error or event.
  */
 export function createRedactor(fragments: readonly string[]): (text: string) => string {
+  // One case-insensitive pass: hostnames are case-insensitive, and over-redacting is safe.
+  const escaped = fragments.map((fragment) => fragment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const known = escaped.length === 0 ? undefined : new RegExp(escaped.join('|'), 'gi');
   return (text) => {
-    let out = text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, '<redacted-url>');
-    for (const fragment of fragments) {
-      if (out.includes(fragment)) out = out.split(fragment).join('<redacted>');
-    }
-    return out;
+    const out = text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, '<redacted-url>');
+    return known === undefined ? out : out.replace(known, '<redacted>');
   };
 }

@@ -92,14 +92,21 @@ function nodeError(failure: ClassifiedFailure, call: FailedCall, endpointId: str
 }
 
 /** The error for a call whose last attempt failed and may not be retried. */
-export function finalError(reason: RetryStopReason, failure: ClassifiedFailure, call: FailedCall, endpointId: string, timeoutMs: number): TransportError {
+export function finalError(
+  reason: RetryStopReason,
+  failure: ClassifiedFailure & { readonly transportError: Error | undefined },
+  call: FailedCall,
+  endpointId: string,
+  timeoutMs: number,
+): TransportError {
   const rpcError = nodeError(failure, call, endpointId);
   const common = { method: call.method, endpointId, attempts: call.attempts };
-  // Whatever the final code, the node's own error (redacted) stays reachable as `cause`.
+  // Whatever the final code, the node's own error (redacted) or the transport error's code stays reachable as `cause`.
+  const cause = rpcError ?? failure.transportError;
   const make = <C extends TransportErrorCode>(code: C, message: string, context: TransportError<C>['context']) =>
-    new TransportError(code, `${message}${summary(call.attempts)}`, { ...common, context, cause: rpcError } as never);
+    new TransportError(code, `${message}${summary(call.attempts)}`, { ...common, context, cause } as never);
 
-  if (reason === 'ambiguous-dispatch') return ambiguous(call, endpointId, undefined, failure.detail);
+  if (reason === 'ambiguous-dispatch') return ambiguous(call, endpointId, failure.transportError, failure.detail);
   if (reason === 'deadline' || (failure.cause === 'timeout' && reason !== 'budget-exhausted')) {
     return make('DEADLINE_EXCEEDED', `${call.method} did not complete within ${Math.round(timeoutMs)} ms`, { timeoutMs });
   }

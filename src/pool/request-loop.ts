@@ -18,7 +18,19 @@ interface CallContext extends FailedCall {
   readonly body: (id: number) => string;
 }
 
-type AttemptResult = { readonly ok: true; readonly result: unknown } | ClassifiedFailure;
+/** A failed attempt, with a secret-free stand-in for the transport error (its code only). */
+type AttemptFailure = ClassifiedFailure & { readonly transportError: Error | undefined };
+type AttemptResult = { readonly ok: true; readonly result: unknown } | AttemptFailure;
+
+/**
+ * The transport error reduced to its code: undici/DNS messages can name the host, and a
+ * host may hide a key in a subdomain, so the original error is never kept.
+ */
+function transportErrorOf(raw: RawOutcome): Error | undefined {
+  if (raw.type !== 'error') return undefined;
+  const code = raw.code ?? raw.kind;
+  return Object.assign(new Error(`transport ${raw.kind} failure (${code})`), { code });
+}
 
 function invalidInput(field: string, message: string): TransportError<'INVALID_INPUT'> {
   return new TransportError('INVALID_INPUT', message, { context: { field } });
@@ -174,7 +186,7 @@ async function runAttempt(
         detail: outcome.detail,
       });
     }
-    return outcome;
+    return { ...outcome, transportError: transportErrorOf(raw) };
   } finally {
     permit.release();
   }

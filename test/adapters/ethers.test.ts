@@ -38,7 +38,7 @@ describe('ethers v6 SturdyProvider, against anvil', () => {
   });
 
   function providerOver(pool: HttpTransportPool): SturdyProvider {
-    const p = new SturdyProvider(pool, undefined, { pollingInterval: 50 });
+    const p = new SturdyProvider(pool, undefined, { pollingInterval: 50, cacheTimeout: -1 });
     providers.push(p);
     return p;
   }

@@ -1,8 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createPublicClient, http, ProviderDisconnectedError } from 'viem';
+import { anvil } from 'viem/chains';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPoolFetch } from '../../src/adapters/fetch.js';
 import { closeAllServers, hang, sendBody, sendResult, startRpcServer } from '../helpers/loopback.js';
-import { closePools, createPool, resetAfterReading, routeFixtures, SOLANA_SEND, twoTierPool } from './helpers.js';
+import { closePools, createPool, rejectionOf, resetAfterReading, routeFixtures, SOLANA_SEND, twoTierPool } from './helpers.js';
 
 /**
  * `createPoolFetch` against loopback servers with the real pool and undici executor: what
@@ -174,5 +176,24 @@ describe('createPoolFetch: what it refuses, and cancellation', () => {
     const fetch = createPoolFetch(createPool({ endpoints: [{ url: node.url }] }));
     await expect(fetch(ANY_URL, { ...post(rpc(1, 'getSlot')), signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
     expect(node.count()).toBe(0);
+  });
+});
+
+describe("createPoolFetch as viem http()'s fetchFn", () => {
+  it("serves viem's batched reads, and viem's http retry does not resend an ambiguous send (code 4900)", async () => {
+    const answers: Record<string, string> = { eth_chainId: '"0x7a69"', eth_blockNumber: '"0x2a"' };
+    const primary = await startRpcServer((request, exchange) =>
+      request.method === 'eth_sendRawTransaction' ? resetAfterReading(request, exchange) : sendResult(exchange.res, request.id, answers[request.method] ?? 'null'),
+    );
+    const peer = await startRpcServer((request, { res }) => sendResult(res, request.id, answers[request.method] ?? 'null'));
+    // viem's own retries left at their default (3): the 4900 answer is one viem never retries.
+    const client = createPublicClient({ chain: anvil, transport: http(ANY_URL, { fetchFn: createPoolFetch(twoTierPool(primary.url, peer.url)), batch: true }) });
+
+    const [chainId, blockNumber] = await Promise.all([client.getChainId(), client.getBlockNumber()]);
+    expect([chainId, blockNumber]).toEqual([31_337, 42n]);
+    const error = await rejectionOf(client.request({ method: 'eth_sendRawTransaction', params: ['0x02f0'] }));
+    expect(error).toBeInstanceOf(ProviderDisconnectedError);
+    expect(String(error)).toMatch(/AMBIGUOUS_DISPATCH/);
+    expect(primary.count('eth_sendRawTransaction') + peer.count('eth_sendRawTransaction')).toBe(1);
   });
 });

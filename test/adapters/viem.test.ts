@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BaseError, createPublicClient, custom, ProviderDisconnectedError, type PublicClient } from 'viem';
+import { BaseError, createPublicClient, custom, InternalRpcError, ProviderDisconnectedError, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { anvil as anvilChain } from 'viem/chains';
 import { findTransportError, sturdyTransport } from '../../src/adapters/viem.js';
 import { TransportError } from '../../src/errors/transport-error.js';
 import type { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
 import { startAnvil, type AnvilInstance } from '../helpers/anvil.js';
-import { closeAllServers, startRpcServer } from '../helpers/loopback.js';
+import { closeAllServers, sendBody, startRpcServer } from '../helpers/loopback.js';
 import {
   ANVIL_ACCOUNT_0,
   ANVIL_ACCOUNT_1,
@@ -16,6 +16,7 @@ import {
   firstParamsOf,
   forwardTo,
   ONE_ETH,
+  pollReceipt,
   RECORDED_SEND,
   rejectionOf,
 } from './helpers.js';
@@ -78,7 +79,7 @@ describe('viem over sturdyTransport, against anvil', () => {
     expect(relay.count()).toBe(0);
 
     // Reconcile: the receipt shows it once; the account's nonce is now 1.
-    const receipt = await client.waitForTransactionReceipt({ hash: RECORDED_SEND.hash, timeout: 5_000 });
+    const receipt = await pollReceipt(() => client.getTransactionReceipt({ hash: RECORDED_SEND.hash }).catch(() => null));
     expect(receipt.status).toBe('success');
     await expect(client.getTransactionCount({ address: ANVIL_ACCOUNT_0 })).resolves.toBe(1);
     await expect(client.getBalance({ address: ANVIL_ACCOUNT_1 })).resolves.toBe(10_001n * ONE_ETH);
@@ -109,7 +110,7 @@ describe('viem over sturdyTransport, against anvil', () => {
 
     const hash = await relayed.sendRawTransaction({ serializedTransaction });
     expect(firstParamsOf('eth_sendRawTransaction', relay)).toEqual([serializedTransaction]);
-    const receipt = await client.waitForTransactionReceipt({ hash, timeout: 5_000 });
+    const receipt = await pollReceipt(() => client.getTransactionReceipt({ hash }).catch(() => null));
     expect(receipt.status).toBe('success');
     await expect(client.getBalance({ address: ANVIL_ACCOUNT_1 })).resolves.toBe(10_002n * ONE_ETH);
   });
@@ -118,8 +119,18 @@ describe('viem over sturdyTransport, against anvil', () => {
     // eth_newBlockFilter creates server state: never-after-dispatch in the method table.
     const { losing, relay, pool } = await losingThenRelay('eth_newBlockFilter');
     const error = await rejectionOf(clientOver(pool, 3).request({ method: 'eth_newBlockFilter' }));
+    expect(losing.count('eth_newBlockFilter') + relay.count('eth_newBlockFilter')).toBe(1);
     expect(error).toBeInstanceOf(ProviderDisconnectedError);
     expect(findTransportError(error, 'AMBIGUOUS_DISPATCH')).toBeDefined();
-    expect(losing.count('eth_newBlockFilter') + relay.count('eth_newBlockFilter')).toBe(1);
+  });
+
+  it("adds no viem retries of its own by default: a node's -32603, which viem would retry, arrives once", async () => {
+    const node = await startRpcServer((request, { res }) =>
+      sendBody(res, JSON.stringify({ jsonrpc: '2.0', id: request.id, error: { code: -32603, message: 'internal error: boom' } })),
+    );
+    const error = await rejectionOf(clientOver(createPool({ endpoints: [{ url: node.url }], chain: 'evm' })).request({ method: 'eth_newBlockFilter' }));
+    expect(node.count()).toBe(1);
+    expect(error).toBeInstanceOf(InternalRpcError);
+    expect(findTransportError(error, 'RPC_ERROR')?.rpcCode).toBe(-32603);
   });
 });

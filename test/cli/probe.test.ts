@@ -130,7 +130,7 @@ describe('sturdy-rpc probe', () => {
     const rows = result.stdout.trim().split('\n');
     expect(rows[1]).toMatch(/^127\.0\.0\.1-0\s.*\byes\b.*mainnet-beta/);
     expect(rows[2]).toMatch(/^127\.0\.0\.1-1\s+http:\/\/127\.0\.0\.1\s+no\s+-\s+-\s+-\s+-\s+unreachable$/);
-    expect(result.stdout).toContain('127.0.0.1-1: could not connect');
+    expect(result.stdout).toContain('127.0.0.1-1: connection refused (ECONNREFUSED)');
     expect(result.stderr.trim().split('\n')).toEqual(['sturdy-rpc probe: probe failed: 1 of 2 unreachable (127.0.0.1-1)']);
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
@@ -173,14 +173,14 @@ describe('sturdy-rpc probe', () => {
     expect(report.endpoints[0]?.version).toMatch(/^Geth\//);
   });
 
-  it('reads endpoints, ids and headers from --config and shows the ids', async () => {
+  it('reads endpoints, ids and headers from --config, shows the ids, and probes a submit-only endpoint too', async () => {
     const [a, b] = [await solanaNode(), await solanaNode()];
     const dir = await mkdtemp(join(tmpdir(), 'sturdy-probe-'));
     dirs.push(dir);
     const config = join(dir, 'pool.json');
     await writeFile(
       config,
-      JSON.stringify({ endpoints: [{ id: 'alpha', url: `${a.url}/keyPATHabc123`, headers: { 'x-api-key': 'hdrKEY123456' } }, { id: 'beta', url: b.url, tier: 1 }] }),
+      JSON.stringify({ endpoints: [{ id: 'alpha', url: `${a.url}/keyPATHabc123`, headers: { 'x-api-key': 'hdrKEY123456' } }, { id: 'beta', url: b.url, tier: 1, kinds: ['submit'] }] }),
     );
     const result = await runCli(['probe', '--config', config, '--samples', '1']);
     expect(result.code, result.stderr).toBe(0);
@@ -188,6 +188,16 @@ describe('sturdy-rpc probe', () => {
     expect(ids).toEqual(['alpha', 'beta']);
     expect(result.stdout).not.toContain('keyPATHabc123');
     expect(result.stdout).not.toContain('hdrKEY123456');
+  });
+
+  it('reports a node that is behind in the health column without failing the probe', async () => {
+    const behind = await createFixtureServer({
+      fixtures: mainnetSolanaFixtures().filter((f) => f.request.method !== 'getHealth').concat(projectFixtures((n) => n === 'solana-getHealth-behind')),
+    });
+    servers.push(behind);
+    const result = await runCli(['probe', '--url', behind.url, '--samples', '1']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.split('\n')[1]).toMatch(/\s{2}Node is behind by 42 slots$/);
   });
 
   it.each([

@@ -103,7 +103,7 @@ describe('sturdy-rpc record', () => {
     const out = await tempDir();
     const result = await runCli(['record', '--url', `${gone.url}/${secrets[2]}`, '--method', 'getVersion', '--out', out, '--timeout', '2000']);
     expect(result.code, result.stderr).toBe(1);
-    expect(result.stderr).toBe('sturdy-rpc record: record failed: could not connect; nothing was recorded\n');
+    expect(result.stderr).toBe('sturdy-rpc record: record failed: connection refused (ECONNREFUSED); nothing was recorded\n');
     expect(result.stdout).toBe('');
     expect(await readdir(out)).toEqual([]);
   });

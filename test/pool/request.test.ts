@@ -121,6 +121,16 @@ describe('pool.request retries', () => {
     expect(t.executor.received).toHaveLength(2);
   });
 
+  it('keeps the transport error code as the cause, without the original error text', async () => {
+    const t = createTestPool([endpoint('a')], { retry: { maxRetries: 0 } });
+    t.executor.script('a', { ...connectRefused, error: new Error('getaddrinfo ENOTFOUND sk-SECRET.rpc.example.com') });
+    const call = track(t.pool.request('getSlot', []), t.clock);
+    await t.clock.advance(0);
+    const cause = (call.error as { cause?: Error & { code?: string } }).cause;
+    expect(cause?.code).toBe('ECONNREFUSED');
+    expect(String(cause?.message)).not.toContain('SECRET');
+  });
+
   it('caps each backoff at maxBackoffMs', async () => {
     const t = createTestPool([endpoint('a')], { seed: 9, retry: { maxRetries: 4, initialBackoffMs: 100, maxBackoffMs: 150 } });
     const arrivals: number[] = [];

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { defaultEndpointId, displayUrl } from '../../src/cli/display-url.js';
+import { defaultEndpointId } from '../../src/config/normalize.js';
+import { createRedactor, redactUrl, secretFragments } from '../../src/errors/redact.js';
 
-describe('displayUrl', () => {
+describe('redactUrl', () => {
   it.each([
     ['https://mainnet.helius-rpc.com/?api-key=abc123', 'https://…helius-rpc.com'],
     ['https://user:pass@solana-mainnet.g.alchemy.com/v2/KEY', 'https://…alchemy.com'],
@@ -11,17 +12,24 @@ describe('displayUrl', () => {
     ['http://[::1]:8545/', 'http://[::1]'],
     ['http://localhost:8545/KEY', 'http://localhost'],
     ['http://geth:8545/', 'http://geth'],
-    // No ICANN suffix: only the last label (redactUrl alone would print the key).
+    // No ICANN suffix: only the last label (the public-suffix catch-all would print the key).
     ['http://subKEY123.localhost:8545/', 'http://…localhost'],
     ['http://a.secretKEY.internal/', 'http://…internal'],
     ['not a url', '<invalid url>'],
   ])('%s → %s', (url, shown) => {
-    expect(displayUrl(url)).toBe(shown);
+    expect(redactUrl(url)).toBe(shown);
   });
 
   it('derives default ids from the shown host and the index only', () => {
     expect(defaultEndpointId('https://KEY1.helius-rpc.com/v2/KEY2', 0)).toBe('helius-rpc.com-0');
     expect(defaultEndpointId('http://127.0.0.1:9/KEY', 3)).toBe('127.0.0.1-3');
     expect(defaultEndpointId('http://subKEY.localhost:1/', 1)).toBe('localhost-1');
+    const unlisted = defaultEndpointId('http://a.SECRETKEY.local/', 2);
+    expect(unlisted).toMatch(/^host-[0-9a-f]{8}-2$/);
+  });
+
+  it('treats every label of a host without an ICANN suffix as a possible secret', () => {
+    const redact = createRedactor(secretFragments(['http://a.SECRETKEY.local:8545/path%ZZsegment']));
+    expect(redact('node at a.SECRETKEY.local said no')).not.toContain('SECRETKEY');
   });
 });
