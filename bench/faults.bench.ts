@@ -33,6 +33,8 @@ export interface FaultResult {
   readonly p99Ms: number;
   readonly durationMs: number;
   readonly requestsReceived: number;
+  /** Requests each endpoint received; the faulty one first. */
+  readonly receivedByEndpoint: readonly number[];
   readonly requestsPerSuccess: number;
   readonly sendsCalled: number;
   readonly sendsProcessed: number;
@@ -130,6 +132,7 @@ async function runOnce(server: FaultServer, scenario: Scenario, factory: (typeof
     p99Ms: percentile(latencies, 0.99),
     durationMs,
     requestsReceived,
+    receivedByEndpoint: stats.ports.map((port) => port.received),
     requestsPerSuccess: successes === 0 ? Number.POSITIVE_INFINITY : requestsReceived / successes,
     sendsCalled: items.filter((item) => item.kind === 'send').length,
     sendsProcessed: stats.sendsProcessed,

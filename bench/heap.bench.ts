@@ -37,7 +37,7 @@ function createPool(size: number, seed: number): HttpTransportPool {
 }
 
 async function measure(size: number, pools: number): Promise<HeapResult> {
-  createPool(size, -1); // warm the code paths (and their caches) outside the measurement
+  await createPool(size, -1).close(); // warm the code paths (and their caches) outside the measurement
   const before = await settledHeap();
   const live = Array.from({ length: pools }, (_, i) => createPool(size, i));
   const after = await settledHeap();

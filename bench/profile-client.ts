@@ -31,9 +31,13 @@ try {
   };
   await run(500);
   calls = 0;
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await run(durationMs);
-  console.log(`${name}: ${Math.round((calls / (performance.now() - t0)) * 1000)} calls/s at ${inFlight} in flight`);
+  const elapsed = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuPerCall = (cpu.user + cpu.system) / calls;
+  console.log(`${name}: ${Math.round((calls / elapsed) * 1000)} calls/s at ${inFlight} in flight, client CPU ${cpuPerCall.toFixed(1)} µs/call`);
 } finally {
   await close();
   await server.stop();

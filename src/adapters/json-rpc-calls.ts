@@ -39,8 +39,8 @@ export interface PoolCallOptions {
   /** Deadline of each call, in ms. @default the pool's (the smallest `requestTimeoutMs` of compatible roles) */
   readonly timeoutMs?: number;
   /**
-   * The classifications given to the pool's `methods` option, so batch items are judged
-   * the same way (the pool decides each call's own retry class itself).
+   * Classifications for batch items, for requesters that cannot classify methods
+   * themselves. An `HttpTransportPool` is asked directly (its table plus its `methods`).
    * @default {} — the built-in method table; unknown methods count as `never-after-dispatch`
    */
   readonly methods?: MethodOverrides;
@@ -93,7 +93,8 @@ export function callEach(
   calls: readonly JsonRpcCall[],
   options: PoolCallOptions & { readonly signal?: AbortSignal | undefined },
 ): Promise<CallOutcome[]> {
-  const classes = calls.map((call) => classifyMethod(call.method, options.methods).retryClass);
+  const classify = (method: string) => (options.methods === undefined ? pool.classifyMethod?.(method) : undefined) ?? classifyMethod(method, options.methods);
+  const classes = calls.map((call) => classify(call.method).retryClass);
   const wholeBatchOnce = calls.length > 1 && classes.includes('never-after-dispatch');
   return Promise.all(
     calls.map((call, index) => {

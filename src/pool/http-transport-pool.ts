@@ -121,6 +121,11 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     return runRequest(this.#internals, method, params, options);
   }
 
+  /** The kind and retry class the pool gives `method`: the built-in table plus the `methods` option. */
+  classifyMethod(method: string): MethodClassification {
+    return this.#classify(method, {});
+  }
+
   /** Waits for admission of one call of `method` (its kind comes from the method table). */
   acquireForMethod(method: string, options: AcquireOptions = {}): Promise<HttpRequestPermit> {
     if (typeof method !== 'string' || method.length === 0) {

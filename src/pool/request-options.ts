@@ -1,3 +1,4 @@
+import type { MethodClassification } from '../config/types.js';
 import type { RequestKind, RetryClass } from '../retry/causes.js';
 
 /** Options of one `pool.request(...)` call. */
@@ -20,4 +21,6 @@ export interface RequestOptions {
  */
 export interface RpcRequester {
   request(method: string, params: readonly unknown[], options?: RequestOptions): Promise<unknown>;
+  /** How this requester classifies a method (its method table plus the user's `methods`), when it can tell. */
+  classifyMethod?(method: string): MethodClassification;
 }

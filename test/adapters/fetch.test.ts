@@ -111,6 +111,21 @@ describe('createPoolFetch: batches', () => {
     expect(peer.count()).toBe(2);
   });
 
+  it("judges batch items by the pool's own method classification (its `methods` option)", async () => {
+    const primary = await startRpcServer(resetAfterReading);
+    const peer = await startRpcServer((request, { res }) => sendResult(res, request.id, '5'));
+    // Unknown to the built-in table, but the pool was told it is an idempotent read.
+    const pool = twoTierPool(primary.url, peer.url, { methods: { myIndexerRead: { kind: 'read', retryClass: 'idempotent' } } });
+    const fetch = createPoolFetch(pool);
+
+    const body = await (await fetch(ANY_URL, post([rpc(1, 'getSlot'), rpc(2, 'myIndexerRead')]))).json();
+    expect(body).toEqual([
+      { jsonrpc: '2.0', id: 1, result: 5 },
+      { jsonrpc: '2.0', id: 2, result: 5 },
+    ]);
+    expect(peer.count()).toBe(2);
+  });
+
   it('treats a batch holding a send as never-after-dispatch as a whole: a read in it that may have arrived is not sent again either', async () => {
     const primary = await startRpcServer(resetAfterReading);
     const peer = await startRpcServer((request, { res }) => sendResult(res, request.id, '5'));
