@@ -19,6 +19,10 @@ import { HttpTransportPool, TransportError, evaluateTransportRetry, isTransportE
 import { createSolanaClient } from 'sturdy-rpc/solana';
 import { createEvmClient } from 'sturdy-rpc/evm';
 import { createFakeClock } from 'sturdy-rpc/testing';
+import { createPoolFetch } from 'sturdy-rpc/fetch';
+import { sturdyTransport } from 'sturdy-rpc/viem';
+import { kitTransport } from 'sturdy-rpc/kit';
+for (const f of [createPoolFetch, sturdyTransport, kitTransport]) if (typeof f !== 'function') throw new Error('adapter missing');
 const pool = new HttpTransportPool({ endpoints: [{ url: 'http://127.0.0.1:9' }], clock: createFakeClock() });
 if (typeof createSolanaClient(pool).getBalance !== 'function') throw new Error('solana client missing');
 if (typeof createEvmClient(pool).getBalance !== 'function') throw new Error('evm client missing');
