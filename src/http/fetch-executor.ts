@@ -5,7 +5,7 @@ import type {
   HttpExecutor,
   RawOutcome,
 } from './executor.js';
-import { CONNECT_CODES, SOCKET_CODES } from './error-codes.js';
+import { CONNECT_CODES, failure, SOCKET_CODES, type ErrorOutcome } from './error-codes.js';
 
 /**
  * An executor over the WHATWG `fetch`, for runtimes without undici (browsers, edge) and for
@@ -20,7 +20,6 @@ export interface FetchExecutorOptions {
   readonly fetch?: typeof fetch;
 }
 
-type ErrorOutcome = Extract<RawOutcome, { type: 'error' }>;
 
 /** zlib / brotli failures surface as the cause of fetch's body error. */
 const DECODE_CODE = /^(Z_|ERR_BROTLI|ERR__ERROR_FORMAT|ERR_ZLIB)/;
@@ -168,19 +167,3 @@ function base64Utf8(text: string): string {
   return btoa(binary);
 }
 
-function failure(
-  kind: ExecutorErrorKind,
-  dispatched: boolean,
-  status: number | undefined,
-  code: string | undefined,
-  error?: unknown,
-): ErrorOutcome {
-  return {
-    type: 'error',
-    kind,
-    dispatched,
-    ...(status !== undefined ? { status } : {}),
-    ...(code !== undefined ? { code } : {}),
-    ...(error !== undefined ? { error } : {}),
-  };
-}

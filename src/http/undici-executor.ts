@@ -1,6 +1,4 @@
-import { Buffer, constants as bufferConstants } from 'node:buffer';
-import { promisify } from 'node:util';
-import * as zlib from 'node:zlib';
+import { Buffer } from 'node:buffer';
 import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
 import { cancellationOf } from './attempt-abort.js';
@@ -11,7 +9,8 @@ import type {
   HttpExecutor,
   RawOutcome,
 } from './executor.js';
-import { CONNECT_CODES, SOCKET_CODES } from './error-codes.js';
+import { decodeResponse, type RawResponse } from './decode-body.js';
+import { CONNECT_CODES, errorCode, failure, SOCKET_CODES, type ErrorOutcome } from './error-codes.js';
 
 /**
  * The default executor: undici `Pool`s driven through the low-level `dispatch()` API.
@@ -44,12 +43,7 @@ export interface UndiciExecutorOptions {
 
 const DEFAULT_CONNECTIONS = 64;
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
-const MAX_BUFFER = bufferConstants.MAX_LENGTH;
 
-const gunzip = promisify(zlib.gunzip);
-const inflate = promisify(zlib.inflate);
-const inflateRaw = promisify(zlib.inflateRaw);
-const brotliDecompress = promisify(zlib.brotliDecompress);
 
 interface PreparedTarget {
   readonly origin: string;
@@ -60,15 +54,6 @@ interface PreparedTarget {
   staleSafe?: Pool;
 }
 
-/** A response whose raw body has been read in full, before decoding. */
-interface RawResponse {
-  readonly type: 'raw';
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  readonly body: Buffer;
-}
-
-type ErrorOutcome = Extract<RawOutcome, { type: 'error' }>;
 type RawHeaders = Record<string, string | string[] | undefined>;
 
 /**
@@ -248,57 +233,6 @@ function prepareTarget(target: ExecutorTarget): PreparedTarget {
   return { origin: url.origin, path: `${url.pathname}${url.search}`, headers };
 }
 
-function decodeResponse(raw: RawResponse, maxBytes: number): RawOutcome | Promise<RawOutcome> {
-  const encoding = raw.headers['content-encoding'];
-  // The common case: no content coding, no await, no decoder object.
-  if (encoding === undefined || encoding === 'identity') {
-    return { type: 'response', status: raw.status, headers: raw.headers, body: utf8(raw.body) };
-  }
-  return decodeEncodedResponse(raw, encoding, maxBytes);
-}
-
-async function decodeEncodedResponse(raw: RawResponse, encoding: string, maxBytes: number): Promise<RawOutcome> {
-  let body = raw.body;
-  const codings = encoding
-    .split(',')
-    .map((c) => c.trim().toLowerCase())
-    .filter((c) => c !== '' && c !== 'identity');
-  if (body.length > 0) {
-    const maxOutputLength = Math.max(1, Math.min(maxBytes, MAX_BUFFER));
-    try {
-      // Codings are listed in the order applied, so undo them from the last.
-      for (const coding of codings.reverse()) body = await decodeOne(coding, body, maxOutputLength);
-    } catch (error) {
-      const code = errorCode(error);
-      const kind = code === 'ERR_BUFFER_TOO_LARGE' ? 'too-large' : 'decode';
-      return failure(kind, true, raw.status, code, error);
-    }
-    if (body.length > maxBytes) return failure('too-large', true, raw.status, undefined);
-  }
-  return { type: 'response', status: raw.status, headers: raw.headers, body: utf8(body) };
-}
-
-/** UTF-8 text without a byte-order mark (as TextDecoder would give, without creating one per call). */
-function utf8(body: Buffer): string {
-  const bom = body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
-  return body.toString('utf8', bom ? 3 : 0);
-}
-
-function decodeOne(coding: string, body: Buffer, maxOutputLength: number): Promise<Buffer> {
-  switch (coding) {
-    case 'gzip':
-    case 'x-gzip':
-      return gunzip(body, { maxOutputLength });
-    case 'deflate':
-      // Some servers send raw deflate instead of the zlib wrapper (low nibble 8 = zlib header).
-      return ((body[0] ?? 0) & 0x0f) === 8 ? inflate(body, { maxOutputLength }) : inflateRaw(body, { maxOutputLength });
-    case 'br':
-      return brotliDecompress(body, { maxOutputLength });
-    default:
-      return Promise.reject(new Error('unsupported content-encoding'));
-  }
-}
-
 function flattenHeaders(headers: RawHeaders): Record<string, string> {
   const flat: Record<string, string> = {};
   for (const name in headers) {
@@ -306,11 +240,6 @@ function flattenHeaders(headers: RawHeaders): Record<string, string> {
     if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
   return flat;
-}
-
-function errorCode(error: unknown): string | undefined {
-  const code: unknown = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : undefined;
-  return typeof code === 'string' ? code : undefined;
 }
 
 function errorKind(code: string | undefined, dispatched: boolean): ExecutorErrorKind {
@@ -322,12 +251,3 @@ function errorKind(code: string | undefined, dispatched: boolean): ExecutorError
   return 'other';
 }
 
-// exactOptionalPropertyTypes: absent fields are left out, never set to undefined.
-function failure(kind: ExecutorErrorKind, dispatched: boolean, status?: number, code?: string, error?: unknown): ErrorOutcome {
-  return {
-    type: 'error', kind, dispatched,
-    ...(status !== undefined ? { status } : {}),
-    ...(code !== undefined ? { code } : {}),
-    ...(error !== undefined ? { error } : {}),
-  };
-}
