@@ -16,11 +16,16 @@ const TARGET_BYTES = 4 * 1024;
 const gc = (globalThis as { gc?: () => void }).gc;
 
 async function settledHeap(): Promise<number> {
-  for (let i = 0; i < 3; i++) {
+  // Let earlier sections' garbage (closed sockets, timers) settle: collect until heapUsed stops falling.
+  let previous = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < 10; i++) {
     gc!();
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const used = process.memoryUsage().heapUsed;
+    if (used >= previous - 1024) return used;
+    previous = used;
   }
-  return process.memoryUsage().heapUsed;
+  return previous;
 }
 
 function createPool(size: number, seed: number): HttpTransportPool {
@@ -36,19 +41,26 @@ function createPool(size: number, seed: number): HttpTransportPool {
   return new HttpTransportPool({ endpoints, chain: 'solana' });
 }
 
-async function measure(size: number, pools: number): Promise<HeapResult> {
+/** Median of `repeats` measurements of `pools` pools of `size` endpoints each. */
+async function measure(size: number, pools: number, repeats = 3): Promise<HeapResult> {
   await createPool(size, -1).close(); // warm the code paths (and their caches) outside the measurement
-  const before = await settledHeap();
-  const live = Array.from({ length: pools }, (_, i) => createPool(size, i));
-  const after = await settledHeap();
-  const bytesPerEndpoint = (after - before) / (size * pools);
-  await Promise.all(live.map((pool) => pool.close()));
-  return { endpoints: size, pools, bytesPerEndpoint };
+  const samples: number[] = [];
+  for (let r = 0; r < repeats; r++) {
+    const before = await settledHeap();
+    const live = Array.from({ length: pools }, (_, i) => createPool(size, r * pools + i));
+    const after = await settledHeap();
+    samples.push((after - before) / (size * pools));
+    await Promise.all(live.map((pool) => pool.close()));
+    // A suspended async function may keep a dead local alive; empty it so the next `before` is clean.
+    live.length = 0;
+  }
+  samples.sort((a, b) => a - b);
+  return { endpoints: size, pools, bytesPerEndpoint: samples[Math.floor(samples.length / 2)]! };
 }
 
 export async function benchHeap(): Promise<{ results: HeapResult[]; markdown: string }> {
   if (!gc) return { results: [], markdown: '_skipped: run with `node --expose-gc` (npm run bench does)_' };
-  const results = [await measure(10, 100), await measure(1_000, 3)];
+  const results = [await measure(10, 200), await measure(1_000, 2)];
   const rows = results.map((r) => [
     r.endpoints,
     r.pools,

@@ -40,13 +40,13 @@ console.log(`# sturdy-rpc benchmarks${quick ? ' (--quick)' : ''}\n\nNode ${proce
 await section('admission', 'Admission (acquire + release)', benchAdmission);
 await section('selection', 'Selection per admission (filter + band + cap + rotation + reputation record)', benchSelection);
 await section('json', 'Exact-integer JSON parsing', benchJson);
+await section('heap', 'Heap per idle endpoint', benchHeap);
 await section('http', 'HTTP: pool.request vs raw undici Pool.request (same loopback server, separate process)', () =>
-  quick ? benchHttp(500, 1) : benchHttp(2_000, 2),
+  quick ? benchHttp(500, 1) : benchHttp(1_000, 4),
 );
 await section('peers', 'Throughput against the limit and the peers (same loopback server, separate process)', () =>
-  benchPeers(quick ? { durationMs: 400, rounds: 1, warmupMs: 150 } : { durationMs: 1_200, rounds: 2, warmupMs: 400 }),
+  benchPeers(quick ? { durationMs: 400, rounds: 1, warmupMs: 150 } : { durationMs: 600, rounds: 4, warmupMs: 400 }),
 );
-await section('heap', 'Heap per idle endpoint', benchHeap);
 await section('faults', 'Fault scenarios (4 endpoints, one faulty)', () =>
   benchFaults(
     quick

@@ -82,7 +82,7 @@ function pause(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
       signal.removeEventListener('abort', done);
       resolve();
     };
-    const timer = clock.setTimer(done, ms / 2);
+    const timer = clock.setTimer(done, ms);
     signal.addEventListener('abort', done, { once: true });
   });
 }

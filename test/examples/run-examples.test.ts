@@ -1,0 +1,71 @@
+import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Every program in `examples/` runs, offline, as a user would run it: a child process
+ * `node --import tsx examples/<name>.ts` from the repository root, with no `*_RPC_URL`
+ * variable set (so each starts its own fixture servers or anvil). `npm run typecheck`
+ * already type-checks them (tsconfig includes `examples`); this proves they still work.
+ */
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TIMEOUT_MS = 30_000;
+
+/** Lines each program must print: the behaviour it exists to show. */
+const EXPECTED_OUTPUT: Readonly<Record<string, readonly RegExp[]>> = {
+  'solana-balance.ts': [/primary: 429, Retry-After 2000 ms; paused for 2000 ms/, /served by backup \(attempt 2,/, /balance 18446744073709551615 lamports/],
+  'evm-balance-anvil.ts': [/^chain id: 31337$/m, /: 10000000000000000000000 wei \(10000\.0 ETH\)/, /genesis hash: 0xc56b8342/],
+  'backend-fetch-loop.ts': [/^job done/m, /the call in flight ended with ABORTED after \d+ ms/],
+  'safe-send.ts': [/^AMBIGUOUS_DISPATCH: endpoint 'primary'/m, /^decision: landed in slot 341197058/m, /^sendTransaction received: primary 1, peer 0$/m],
+  'monitoring.ts': [/^30 of 30 reads succeeded$/m, /^flaky +provider-b/m, /: none$/m],
+};
+
+const programs = readdirSync(new URL('../../examples/', import.meta.url))
+  .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'))
+  .sort();
+
+/** The parent's environment minus anything that would point an example at a real node. */
+function offlineEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !/_RPC_URL$|^(SOLANA|EVM)_ADDRESS$/.test(name)));
+}
+
+interface Run {
+  readonly code: number | null;
+  readonly signal: string | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function runExample(name: string): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', `examples/${name}`],
+      { cwd: ROOT, env: offlineEnv(), timeout: TIMEOUT_MS, killSignal: 'SIGKILL' },
+      (error, stdout, stderr) => {
+        const failure = error as (Error & { code?: number | string; signal?: string | null }) | null;
+        resolve({
+          code: failure === null ? 0 : typeof failure.code === 'number' ? failure.code : null,
+          signal: failure?.signal ?? null,
+          stdout,
+          stderr,
+        });
+      },
+    );
+  });
+}
+
+describe('examples', () => {
+  it('lists the expected output of every example program, and of nothing else', () => {
+    expect(programs).toEqual(Object.keys(EXPECTED_OUTPUT).sort());
+  });
+
+  it.concurrent.each(programs)('examples/%s exits 0 offline and prints what it demonstrates', { timeout: TIMEOUT_MS + 5_000 }, async (name) => {
+    const run = await runExample(name);
+    const transcript = `exit ${run.code ?? run.signal}\n--- stdout\n${run.stdout}--- stderr\n${run.stderr}`;
+    expect(run.code, transcript).toBe(0);
+    for (const line of EXPECTED_OUTPUT[name] ?? []) expect(run.stdout, transcript).toMatch(line);
+  });
+});
