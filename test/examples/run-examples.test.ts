@@ -20,11 +20,18 @@ const EXPECTED_OUTPUT: Readonly<Record<string, readonly RegExp[]>> = {
   'backend-fetch-loop.ts': [/^job done/m, /the call in flight ended with ABORTED after \d+ ms/],
   'safe-send.ts': [/^AMBIGUOUS_DISPATCH: endpoint 'primary'/m, /^decision: landed in slot 341197058/m, /^sendTransaction received: primary 1, peer 0$/m],
   'monitoring.ts': [/^30 of 30 reads succeeded$/m, /^flaky +provider-b/m, /: none$/m],
+  'adapters/fetch.ts': [/^genesis 5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d$/m],
+  'adapters/viem.ts': [/^chain id 31337$/m, /^balance \(wei\) 10000000000000000000000n$/m],
+  'adapters/kit.ts': [/^lamports \(exact bigint\) 18446744073709551615n$/m],
+  'adapters/ethers.ts': [/^chain id 31337n$/m],
 };
 
-const programs = readdirSync(new URL('../../examples/', import.meta.url))
-  .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'))
-  .sort();
+const programsIn = (dir: string, exclude: readonly string[] = []) =>
+  readdirSync(new URL(`../../examples/${dir}`, import.meta.url))
+    .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts') && !exclude.includes(name))
+    .map((name) => `${dir}${name}`);
+// `adapters/local-node.ts` is the in-process node the adapter examples share, not a program.
+const programs = [...programsIn(''), ...programsIn('adapters/', ['local-node.ts'])].sort();
 
 /** The parent's environment minus anything that would point an example at a real node. */
 function offlineEnv(): NodeJS.ProcessEnv {
