@@ -5,7 +5,7 @@
  * success rate (the right chain's answer), latency of every call, requests the servers
  * received per successful call, and duplicate sends as the servers saw them.
  */
-import { FAULT_CLIENTS, TIMEOUT_MS, web3Console, type FaultClient } from './fault-clients.js';
+import { FAULT_CLIENTS, TIMEOUT_MS, web3Console, type FaultClient, type FaultClientFactory } from './fault-clients.js';
 import { startFaultServer, type FaultServer } from './fault-control.js';
 import { percentile, type PortFault } from './fault-model.js';
 import { createWorkload, type WorkItem } from './fault-workload.js';
@@ -76,7 +76,7 @@ function guarded(client: FaultClient, item: WorkItem): Promise<boolean> {
   return Promise.race([client.run(item), watchdog]).finally(() => clearTimeout(timer));
 }
 
-async function runOnce(server: FaultServer, scenario: Scenario, factory: (typeof FAULT_CLIENTS)[number], items: readonly WorkItem[], options: FaultBenchOptions): Promise<FaultResult> {
+async function runOnce(server: FaultServer, scenario: Scenario, factory: FaultClientFactory, items: readonly WorkItem[], options: FaultBenchOptions): Promise<FaultResult> {
   await server.configure({ baseDelayMs: options.baseDelayMs, ports: [scenario.fault] });
   const client = await factory.create(server.urls);
   await server.resetStats();
