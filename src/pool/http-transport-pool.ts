@@ -28,10 +28,10 @@ import { buildKindGroups } from './topology.js';
 /** Options of `acquireForMethod` / `acquireForRequestKind`. */
 export interface AcquireOptions {
   /** Deadline for admission, in ms. @default the smallest `requestTimeoutMs` among compatible roles */
-  readonly timeoutMs?: number;
-  readonly signal?: AbortSignal;
+  readonly timeoutMs?: number | undefined;
+  readonly signal?: AbortSignal | undefined;
   /** Pin to one endpoint id. */
-  readonly endpoint?: string;
+  readonly endpoint?: string | undefined;
 }
 
 /** @internal Endpoints that failed this call, and until when they may not be retried (the backoff). */

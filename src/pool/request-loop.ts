@@ -7,7 +7,7 @@ import { createRequestBody } from '../jsonrpc/envelope.js';
 import { evaluateTransportRetry } from '../retry/evaluate.js';
 import type { RequestKind } from '../retry/causes.js';
 import { failWhileWaiting, finalError, type FailedCall } from './call-errors.js';
-import type { PoolInternals, RetryAvoidance } from './http-transport-pool.js';
+import type { AcquireOptions, PoolInternals, RetryAvoidance } from './http-transport-pool.js';
 import { permitRole, type HttpRequestPermit } from './permit.js';
 import type { RequestOptions } from './request-options.js';
 
@@ -59,14 +59,14 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
   const call: CallContext = { method, params, kind, retryClass, attempts: [], redact: pool.redact, body };
   // A caller that aborts in the same tick it made the call must see nothing sent.
   if (signal) await Promise.resolve();
-  const failed = new Set<string>();
+  let failed: Set<string> | undefined;
   let avoid: RetryAvoidance | undefined;
   let deadlineMs = Number.POSITIVE_INFINITY;
   for (let attempt = 1; ; attempt++) {
-    const acquireOptions = {
-      ...(signal === undefined ? {} : { signal }),
-      ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
-      ...(attempt > 1 ? { timeoutMs: deadlineMs - clock.now() } : options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    const acquireOptions: AcquireOptions = {
+      signal,
+      endpoint: options.endpoint,
+      timeoutMs: attempt > 1 ? deadlineMs - clock.now() : options.timeoutMs,
     };
     // Synchronous when a role admits at once: no promise hops on the common path.
     let permit = pool.tryAcquire(kind, acquireOptions, avoid);
@@ -97,7 +97,7 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
       random: pool.random,
     });
     if (!decision.retry) throw finalError(decision.reason, failure, call, permit.endpointId, deadlineMs - startedAt);
-    failed.add(permit.endpointId);
+    (failed ??= new Set()).add(permit.endpointId);
     // Failing over to another endpoint is immediate; an endpoint that already failed this
     // call is used again only after the backoff, and only when no other can admit.
     avoid = { endpoints: failed, untilMs: clock.now() + decision.delayMs };
@@ -113,9 +113,10 @@ async function runAttempt(
   callerSignal: AbortSignal | undefined,
 ): Promise<AttemptResult> {
   const { clock, events } = pool;
-  const role = { endpointId: permit.endpointId, kind: call.kind, method: call.method, attempt };
+  // Event payloads are built only when someone listens (the hot path allocates nothing for them).
+  const base = (atMs: number) => ({ atMs, endpointId: permit.endpointId, kind: call.kind, method: call.method, attempt });
   const started = clock.now();
-  if (events.has('attempt')) events.emit('attempt', { atMs: started, ...role });
+  if (events.has('attempt')) events.emit('attempt', base(started));
   const id = pool.nextId();
   const cancellation = new AttemptAbort();
   let abortReason: AbortReason | undefined;
@@ -157,11 +158,19 @@ async function runAttempt(
     pool.inFlightAttempts.delete(onCallAbort);
   }
   const latencyMs = clock.now() - started;
-  const outcome = classifyOutcome(raw, { method: call.method, id, abortReason, wallNowMs: clock.wallNow() });
+  const outcome = classifyOutcome(raw, {
+    method: call.method,
+    id,
+    abortReason,
+    // Read only when a Retry-After HTTP-date needs it.
+    get wallNowMs() {
+      return clock.wallNow();
+    },
+  });
   try {
     if (outcome.ok) {
       permit.recordSuccess(latencyMs);
-      if (events.has('success')) events.emit('success', { atMs: clock.now(), ...role, latencyMs });
+      if (events.has('success')) events.emit('success', { ...base(clock.now()), latencyMs });
       return outcome;
     }
     if (outcome.cause === 'rate-limited') permit.recordRateLimited(outcome.providerDelayMs);
@@ -176,8 +185,7 @@ async function runAttempt(
     });
     if (events.has('failure')) {
       events.emit('failure', {
-        atMs: clock.now(),
-        ...role,
+        ...base(clock.now()),
         cause: outcome.cause,
         dispatch: outcome.dispatch,
         status: outcome.status,
