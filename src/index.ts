@@ -43,5 +43,6 @@ export { TokenBucket } from './admission/token-bucket.js';
 export type { Availability } from './admission/role-state.js';
 export { systemClock, systemRandom, createSeededRandom, type Clock, type Random, type TimerHandle } from './clock.js';
 export type { HttpExecutor, ExecuteRequest, ExecutorTarget, RawOutcome, ExecutorErrorKind } from './http/executor.js';
+export type { Cancellation } from './http/attempt-abort.js';
 export { createUndiciExecutor } from './http/undici-executor.js';
 export { createFetchExecutor } from './http/fetch-executor.js';
