@@ -1,6 +1,5 @@
 import { FallbackProvider, JsonRpcProvider, Network } from 'ethers';
 import { createPublicClient, custom, fallback, http, keccak256, type Transport } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
 import { anvil as anvilChain } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SturdyProvider } from '../../src/adapters/ethers.js';
@@ -8,7 +7,7 @@ import { sturdyTransport } from '../../src/adapters/viem.js';
 import type { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
 import { startAnvil, type AnvilInstance } from '../helpers/anvil.js';
 import { closeAllServers, startRpcServer, type RpcServer } from '../helpers/loopback.js';
-import { ANVIL_ACCOUNT_0, ANVIL_ACCOUNT_1, ANVIL_KEY_0, closePools, createPool, duplicateArrivals, forwardTo, ONE_ETH, pollReceipt } from './helpers.js';
+import { ANVIL_ACCOUNT_0, closePools, createPool, duplicateArrivals, forwardTo, pollReceipt, signTransferWithViem } from './helpers.js';
 
 /**
  * One faulty-endpoint script, run through each library's own failover and through the
@@ -48,15 +47,7 @@ describe('duplicate sends under a reset-after-read endpoint: library failover vs
   /** A fresh transfer from account 0, signed locally with the next nonce. */
   async function signNext(): Promise<`0x${string}`> {
     const nonce = Number(BigInt((await direct.request('eth_getTransactionCount', [ANVIL_ACCOUNT_0, 'pending'])) as string));
-    return privateKeyToAccount(ANVIL_KEY_0).signTransaction({
-      chainId: 31_337,
-      to: ANVIL_ACCOUNT_1,
-      value: ONE_ETH,
-      nonce,
-      gas: 21_000n,
-      maxFeePerGas: 2_000_000_000n,
-      maxPriorityFeePerGas: 1_000_000_000n,
-    });
+    return signTransferWithViem(nonce);
   }
 
   /** Runs `send` against fresh endpoints A (faulty) and B, and reports duplicates and how the call ended; the transaction must land once. */

@@ -1,40 +1,23 @@
 import { isError, Transaction, Wallet } from 'ethers';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SturdyProvider } from '../../src/adapters/ethers.js';
 import { isTransportError } from '../../src/errors/transport-error.js';
 import type { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
-import { startAnvil, type AnvilInstance } from '../helpers/anvil.js';
-import { closeAllServers, startRpcServer } from '../helpers/loopback.js';
-import {
-  ANVIL_ACCOUNT_0,
-  ANVIL_ACCOUNT_1,
-  ANVIL_KEY_0,
-  closePools,
-  createPool,
-  firstParamsOf,
-  forwardTo,
-  ONE_ETH,
-  pollReceipt,
-  RECORDED_SEND,
-  rejectionOf,
-} from './helpers.js';
+import { ANVIL_ACCOUNT_0, ANVIL_ACCOUNT_1, ANVIL_KEY_0, firstParamsOf, losingThenRelay, ONE_ETH, pollReceipt, RECORDED_SEND, rejectionOf, relayTo, useAnvil } from './helpers.js';
 
 /** ethers v6 `SturdyProvider` against a real anvil, directly and behind counting / answer-losing proxies. */
 
 describe('ethers v6 SturdyProvider, against anvil', () => {
-  let anvil: AnvilInstance;
+  const anvil = useAnvil();
   let provider: SturdyProvider;
   const providers: SturdyProvider[] = [];
 
-  beforeAll(async () => {
-    anvil = await startAnvil();
-    provider = providerOver(createPool({ endpoints: [{ url: anvil.url }], chain: 'evm' }));
+  beforeAll(() => {
+    provider = providerOver(anvil.pool);
   });
-  afterEach(() => closeAllServers());
-  afterAll(async () => {
+  // Runs before useAnvil's afterAll (hooks after tests run in reverse order): providers go before their pools.
+  afterAll(() => {
     for (const p of providers) p.destroy();
-    await closePools();
-    await anvil?.stop();
   });
 
   function providerOver(pool: HttpTransportPool): SturdyProvider {
@@ -50,8 +33,8 @@ describe('ethers v6 SturdyProvider, against anvil', () => {
   });
 
   it("turns ethers' batches into one pool call per request, with each result in its place", async () => {
-    const relay = await startRpcServer(forwardTo(anvil.url));
-    const relayed = providerOver(createPool({ endpoints: [{ url: relay.url }], chain: 'evm' }));
+    const { relay, pool } = await relayTo(anvil.url);
+    const relayed = providerOver(pool);
     await relayed.getNetwork();
     const before = relay.count();
     const sendSpy = vi.spyOn(relayed, '_send');
@@ -88,9 +71,7 @@ describe('ethers v6 SturdyProvider, against anvil', () => {
   });
 
   it('a broadcast whose answer is lost after anvil processed it rejects with AMBIGUOUS_DISPATCH, is not resent, and landed once', async () => {
-    const losing = await startRpcServer(forwardTo(anvil.url, 'eth_sendRawTransaction'));
-    const relay = await startRpcServer(forwardTo(anvil.url));
-    const pool = createPool({ endpoints: [{ id: 'e0', url: losing.url, tier: 0 }, { id: 'e1', url: relay.url, tier: 1 }], chain: 'evm' });
+    const { losing, relay, pool } = await losingThenRelay(anvil.url, 'eth_sendRawTransaction');
     const wallet = new Wallet(ANVIL_KEY_0);
     const signed = await wallet.signTransaction({
       chainId: 31_337n,

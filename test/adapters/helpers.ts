@@ -1,7 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { HttpTransportPoolOptions } from '../../src/config/types.js';
-import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
-import { loadFixture, sendBody, serveFixture, type Fixture, type ReceivedRequest, type RpcHandler, type RpcServer } from '../helpers/loopback.js';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import type { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
+import { startAnvil, type AnvilInstance } from '../helpers/anvil.js';
+import { closeAllServers, loadFixture, sendBody, serveFixture, startRpcServer, type Fixture, type ReceivedRequest, type RpcHandler, type RpcServer } from '../helpers/loopback.js';
+import { closePools, createPool } from '../helpers/pools.js';
 
 /**
  * Shared pieces of the adapter tests: pools closed after each test, fixture routing by
@@ -10,23 +13,7 @@ import { loadFixture, sendBody, serveFixture, type Fixture, type ReceivedRequest
  * server's own `received.method` does not look into.
  */
 
-const pools: HttpTransportPool[] = [];
-
-/** A pool closed by {@link closePools}. */
-export function createPool(options: HttpTransportPoolOptions): HttpTransportPool {
-  const pool = new HttpTransportPool(options);
-  pools.push(pool);
-  return pool;
-}
-
-export async function closePools(): Promise<void> {
-  await Promise.all(pools.splice(0).map((pool) => pool.close()));
-}
-
-/** `primary` on tier 0 and `peer` on tier 1: a call's first attempt always goes to `primary`. */
-export function twoTierPool(primaryUrl: string, peerUrl: string, extra: Partial<HttpTransportPoolOptions> = {}): HttpTransportPool {
-  return createPool({ endpoints: [{ id: 'primary', url: primaryUrl, tier: 0 }, { id: 'peer', url: peerUrl, tier: 1 }], ...extra });
-}
+export { closePools, createPool, twoTierPool } from '../helpers/pools.js';
 
 /** Reads the request in full, then resets the connection: the request may have been processed, no answer comes. */
 export const resetAfterReading: RpcHandler = (_request, { socket }) => {
@@ -132,4 +119,69 @@ export async function pollReceipt<R>(read: () => Promise<R | null>): Promise<R> 
     await sleep(25);
   }
   throw new Error('no receipt after 2 s');
+}
+
+/** A running anvil shared by a `describe`'s tests, with a pool straight to it. */
+export interface AnvilFixture {
+  readonly url: string;
+  /** A pool (chain `evm`) with anvil as its one endpoint. */
+  readonly pool: HttpTransportPool;
+}
+
+/**
+ * Starts anvil (and a pool to it) before the enclosing `describe`'s tests; closes loopback
+ * servers after each test, and pools then anvil after all of them. The fields are readable
+ * once `beforeAll` has run.
+ */
+export function useAnvil(): AnvilFixture {
+  let anvil: AnvilInstance | undefined;
+  let pool: HttpTransportPool | undefined;
+  beforeAll(async () => {
+    anvil = await startAnvil();
+    pool = createPool({ endpoints: [{ url: anvil.url }], chain: 'evm' });
+  });
+  afterEach(() => closeAllServers());
+  afterAll(async () => {
+    await closePools();
+    await anvil?.stop();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('anvil is not started (use it inside tests or beforeAll)');
+    return value;
+  };
+  return {
+    get url() {
+      return started(anvil).url;
+    },
+    get pool() {
+      return started(pool);
+    },
+  };
+}
+
+/** A loopback relay forwarding to `upstreamUrl`, and a pool (chain `evm`) whose one endpoint is the relay. */
+export async function relayTo(upstreamUrl: string): Promise<{ relay: RpcServer; pool: HttpTransportPool }> {
+  const relay = await startRpcServer(forwardTo(upstreamUrl));
+  return { relay, pool: createPool({ endpoints: [{ url: relay.url }], chain: 'evm' }) };
+}
+
+/** e0 (tier 0) forwards to `upstreamUrl` and loses the answer to `method`; e1 (tier 1) relays faithfully. */
+export async function losingThenRelay(upstreamUrl: string, method: string): Promise<{ losing: RpcServer; relay: RpcServer; pool: HttpTransportPool }> {
+  const losing = await startRpcServer(forwardTo(upstreamUrl, method));
+  const relay = await startRpcServer(forwardTo(upstreamUrl));
+  const pool = createPool({ endpoints: [{ id: 'e0', url: losing.url, tier: 0 }, { id: 'e1', url: relay.url, tier: 1 }], chain: 'evm' });
+  return { losing, relay, pool };
+}
+
+/** A 1 ETH transfer from anvil account 0 to account 1 with `nonce`, signed locally with viem (EIP-1559, chain 31337). */
+export function signTransferWithViem(nonce: number): Promise<`0x${string}`> {
+  return privateKeyToAccount(ANVIL_KEY_0).signTransaction({
+    chainId: 31_337,
+    to: ANVIL_ACCOUNT_1,
+    value: ONE_ETH,
+    nonce,
+    gas: 21_000n,
+    maxFeePerGas: 2_000_000_000n,
+    maxPriorityFeePerGas: 1_000_000_000n,
+  });
 }

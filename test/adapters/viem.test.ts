@@ -1,25 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BaseError, createPublicClient, custom, InternalRpcError, ProviderDisconnectedError, type PublicClient } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
 import { anvil as anvilChain } from 'viem/chains';
 import { findTransportError, sturdyTransport } from '../../src/adapters/viem.js';
 import { TransportError } from '../../src/errors/transport-error.js';
 import type { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
-import { startAnvil, type AnvilInstance } from '../helpers/anvil.js';
-import { closeAllServers, sendBody, startRpcServer } from '../helpers/loopback.js';
-import {
-  ANVIL_ACCOUNT_0,
-  ANVIL_ACCOUNT_1,
-  ANVIL_KEY_0,
-  closePools,
-  createPool,
-  firstParamsOf,
-  forwardTo,
-  ONE_ETH,
-  pollReceipt,
-  RECORDED_SEND,
-  rejectionOf,
-} from './helpers.js';
+import { sendBody, startRpcServer } from '../helpers/loopback.js';
+import { ANVIL_ACCOUNT_0, ANVIL_ACCOUNT_1, createPool, firstParamsOf, losingThenRelay, ONE_ETH, pollReceipt, RECORDED_SEND, rejectionOf, relayTo, signTransferWithViem, useAnvil } from './helpers.js';
 
 /**
  * viem 2 `createPublicClient({ transport: sturdyTransport(pool, { custom }) })` against a
@@ -28,17 +14,11 @@ import {
  */
 
 describe('viem over sturdyTransport, against anvil', () => {
-  let anvil: AnvilInstance;
+  const anvil = useAnvil();
   let client: PublicClient;
 
-  beforeAll(async () => {
-    anvil = await startAnvil();
-    client = clientOver(createPool({ endpoints: [{ url: anvil.url }], chain: 'evm' }));
-  });
-  afterEach(() => closeAllServers());
-  afterAll(async () => {
-    await closePools();
-    await anvil?.stop();
+  beforeAll(() => {
+    client = clientOver(anvil.pool);
   });
 
   function clientOver(pool: HttpTransportPool, retryCount?: number): PublicClient {
@@ -49,14 +29,6 @@ describe('viem over sturdyTransport, against anvil', () => {
     });
   }
 
-  /** e0 (tier 0) forwards to anvil and loses the answer to `method`; e1 (tier 1) relays faithfully. */
-  async function losingThenRelay(method: string) {
-    const losing = await startRpcServer(forwardTo(anvil.url, method));
-    const relay = await startRpcServer(forwardTo(anvil.url));
-    const pool = createPool({ endpoints: [{ id: 'e0', url: losing.url, tier: 0 }, { id: 'e1', url: relay.url, tier: 1 }], chain: 'evm' });
-    return { losing, relay, pool };
-  }
-
   it('reads the default account balance exactly (10 000 ETH), chain id 31337 and the block number', async () => {
     await expect(client.getBalance({ address: ANVIL_ACCOUNT_0 })).resolves.toBe(10_000n * ONE_ETH);
     await expect(client.getChainId()).resolves.toBe(31_337);
@@ -65,7 +37,7 @@ describe('viem over sturdyTransport, against anvil', () => {
   });
 
   it('a send whose answer is lost after anvil processed it fails with the ambiguous-dispatch error, is not resent, and landed once', async () => {
-    const { losing, relay, pool } = await losingThenRelay('eth_sendRawTransaction');
+    const { losing, relay, pool } = await losingThenRelay(anvil.url, 'eth_sendRawTransaction');
 
     const error = await rejectionOf(clientOver(pool).sendRawTransaction({ serializedTransaction: RECORDED_SEND.rawTx }));
     // viem's own class for code 4900, which its retry logic never retries ...
@@ -94,19 +66,9 @@ describe('viem over sturdyTransport, against anvil', () => {
   });
 
   it('a transaction signed locally with viem lands exactly once through the pool', async () => {
-    const relay = await startRpcServer(forwardTo(anvil.url));
-    const relayed = clientOver(createPool({ endpoints: [{ url: relay.url }], chain: 'evm' }));
-    const account = privateKeyToAccount(ANVIL_KEY_0);
-    const nonce = await client.getTransactionCount({ address: ANVIL_ACCOUNT_0 });
-    const serializedTransaction = await account.signTransaction({
-      chainId: 31_337,
-      to: ANVIL_ACCOUNT_1,
-      value: ONE_ETH,
-      nonce,
-      gas: 21_000n,
-      maxFeePerGas: 2_000_000_000n,
-      maxPriorityFeePerGas: 1_000_000_000n,
-    });
+    const { relay, pool } = await relayTo(anvil.url);
+    const relayed = clientOver(pool);
+    const serializedTransaction = await signTransferWithViem(await client.getTransactionCount({ address: ANVIL_ACCOUNT_0 }));
 
     const hash = await relayed.sendRawTransaction({ serializedTransaction });
     expect(firstParamsOf('eth_sendRawTransaction', relay)).toEqual([serializedTransaction]);
@@ -117,7 +79,7 @@ describe('viem over sturdyTransport, against anvil', () => {
 
   it("viem's own retry does not resend an ambiguous call, even with retryCount raised to 3", async () => {
     // eth_newBlockFilter creates server state: never-after-dispatch in the method table.
-    const { losing, relay, pool } = await losingThenRelay('eth_newBlockFilter');
+    const { losing, relay, pool } = await losingThenRelay(anvil.url, 'eth_newBlockFilter');
     const error = await rejectionOf(clientOver(pool, 3).request({ method: 'eth_newBlockFilter' }));
     expect(losing.count('eth_newBlockFilter') + relay.count('eth_newBlockFilter')).toBe(1);
     expect(error).toBeInstanceOf(ProviderDisconnectedError);

@@ -1,37 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { TransportError } from '../../src/errors/transport-error.js';
 import { createEvmClient, evmChainOf, EVM_GENESIS_HASHES, isEvmAddress } from '../../src/evm/index.js';
-import type { RequestOptions, RpcRequester } from '../../src/pool/request-options.js';
-
-interface Call {
-  readonly method: string;
-  readonly params: readonly unknown[];
-  readonly options: RequestOptions | undefined;
-}
-
-/** A requester that records every call and answers with `respond`. */
-function stub(respond: (method: string, params: readonly unknown[]) => unknown) {
-  const calls: Call[] = [];
-  const requester: RpcRequester = {
-    async request(method, params, options) {
-      calls.push({ method, params, options });
-      return respond(method, params);
-    },
-  };
-  return { requester, calls };
-}
-
-const answering = (result: unknown) => stub(() => result);
-
-async function rejection(promise: Promise<unknown>): Promise<TransportError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TransportError);
-  return error as TransportError;
-}
+import { answering, rejection, stub } from '../helpers/stub-requester.js';
 
 const ACCOUNT = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const MAINNET_GENESIS = '0xd4e56740f876aef8c010b86a40d5f56745a118d0906a34e69aec8c0db1cb8fa3';

@@ -2,8 +2,6 @@ import { once } from 'node:events';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EndpointConfig, HttpTransportPoolOptions } from '../../src/config/types.js';
-import { TransportError } from '../../src/errors/transport-error.js';
-import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
 import { createSolanaClient } from '../../src/solana/client.js';
 import {
   answer,
@@ -16,23 +14,17 @@ import {
   startRpcServer,
   type RpcHandler,
 } from '../helpers/loopback.js';
+import { closePools, createPool, rejection } from '../helpers/pools.js';
 
 /**
  * Reads on real sockets: a failing endpoint costs one attempt, the read succeeds on the
  * peer, and every wait stays inside the call's one deadline.
  */
 
-const pools: HttpTransportPool[] = [];
 afterEach(async () => {
   await closeAllServers();
-  await Promise.all(pools.splice(0).map((pool) => pool.close()));
+  await closePools();
 });
-
-function createPool(options: HttpTransportPoolOptions): HttpTransportPool {
-  const pool = new HttpTransportPool(options);
-  pools.push(pool);
-  return pool;
-}
 
 const healthy = answer('12345');
 
@@ -47,15 +39,6 @@ async function badThenGood(misbehave: RpcHandler, badSettings: Partial<EndpointC
   const failures: string[] = [];
   p.on('failure', (e) => failures.push(`${e.endpointId}:${e.cause}`));
   return { bad, good, pool: p, failures };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<TransportError> {
-  const error: unknown = await promise.then(
-    () => new Error('expected the call to fail'),
-    (e: unknown) => e,
-  );
-  if (!(error instanceof TransportError)) throw error;
-  return error;
 }
 
 const html502 = '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body><center><h1>502 Bad Gateway</h1></center></body>\r\n</html>\r\n';

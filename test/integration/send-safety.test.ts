@@ -1,34 +1,22 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { HttpTransportPoolOptions } from '../../src/config/types.js';
 import { TransportError } from '../../src/errors/transport-error.js';
 import { createEvmClient } from '../../src/evm/client.js';
 import { createUndiciExecutor } from '../../src/http/undici-executor.js';
 import { solanaSignatureFromWire } from '../../src/jsonrpc/transaction-id.js';
-import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
+import type { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
 import { createSolanaClient } from '../../src/solana/client.js';
 import { closeAllServers, refusedPort, sendBody, sendResult, startRpcServer, type RpcHandler, type RpcServer } from '../helpers/loopback.js';
+import { closePools, createPool, rejection, twoTierPool } from '../helpers/pools.js';
 
 /**
  * The central promise, on real sockets with the real undici executor: a send that may have
  * reached a node is never sent again, and a send that provably did not (refused, 429) is.
  */
 
-const pools: HttpTransportPool[] = [];
 afterEach(async () => {
   await closeAllServers();
-  await Promise.all(pools.splice(0).map((pool) => pool.close()));
+  await closePools();
 });
-
-function createPool(options: HttpTransportPoolOptions): HttpTransportPool {
-  const pool = new HttpTransportPool(options);
-  pools.push(pool);
-  return pool;
-}
-
-/** `primary` on tier 0 and `peer` on tier 1, so the first attempt always goes to `primary`. */
-function twoTierPool(primaryUrl: string, peerUrl: string, extra: Partial<HttpTransportPoolOptions> = {}): HttpTransportPool {
-  return createPool({ endpoints: [{ id: 'primary', url: primaryUrl, tier: 0 }, { id: 'peer', url: peerUrl, tier: 1 }], ...extra });
-}
 
 /** A base64 Solana wire transaction: compact-u16 count 1, a 64-byte signature unique to `n`, then message bytes. */
 function wireTransaction(n: number): string {
@@ -54,15 +42,6 @@ const echoSignature: RpcHandler = (request, { res }) => {
 
 const EVM_RAW_TX = `0x02${'ab'.repeat(100)}`;
 const EVM_TX_HASH = `0x${'7d'.repeat(32)}`;
-
-async function rejection(promise: Promise<unknown>): Promise<TransportError> {
-  const error: unknown = await promise.then(
-    () => new Error('expected the call to fail'),
-    (e: unknown) => e,
-  );
-  if (!(error instanceof TransportError)) throw error;
-  return error;
-}
 
 const sends = (...servers: RpcServer[]): number => servers.reduce((sum, s) => sum + s.count('sendTransaction'), 0);
 

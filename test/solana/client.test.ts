@@ -1,30 +1,8 @@
 import { base58, base64 } from '@scure/base';
 import { describe, expect, it } from 'vitest';
 import { TransportError, type AttemptRecord } from '../../src/errors/transport-error.js';
-import type { RequestOptions, RpcRequester } from '../../src/pool/request-options.js';
 import { createSolanaClient, solanaClusterOf, SOLANA_GENESIS_HASHES, U64_MAX } from '../../src/solana/index.js';
-
-interface Call {
-  readonly method: string;
-  readonly params: readonly unknown[];
-  readonly options: RequestOptions | undefined;
-}
-
-/** A requester that records every call and answers with `respond`. */
-function stub(respond: (method: string, params: readonly unknown[]) => unknown = () => null) {
-  const calls: Call[] = [];
-  const requester: RpcRequester = {
-    async request(method, params, options) {
-      calls.push({ method, params, options });
-      return respond(method, params);
-    },
-  };
-  return { requester, calls };
-}
-
-function answering(result: unknown) {
-  return stub(() => result);
-}
+import { answering, rejection, stub } from '../helpers/stub-requester.js';
 
 function failing(error: unknown) {
   return stub(() => {
@@ -39,15 +17,6 @@ function rpcError(rpcCode: number, rpcMessage: string, rpcData?: unknown): Trans
 
 function attempt(rpcCode: number | undefined): AttemptRecord {
   return { endpointId: 'a', cause: 'endpoint-rejected', dispatch: 'rejected', status: 200, rpcCode, durationMs: 3 };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<TransportError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TransportError);
-  return error as TransportError;
 }
 
 const ADDRESS = '83astBRguLMdt2h5U1Tpdq5tjFoJ6noeGwaoBRRS3w5a';
