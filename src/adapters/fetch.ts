@@ -3,6 +3,11 @@
  * an `HttpTransportPool` — for libraries that accept a custom `fetch` (web3.js v1
  * `Connection`'s `fetch` option, viem `http(url, { fetchFn })`) and for backends replacing a
  * hand-written `fetch(rpcUrl, …)`.
+ *
+ * With viem's `http(url, { fetchFn })`, set `retryCount: 0`: viem retries some node error
+ * codes (-32603, -32005, unknown ones) on its own, and for `eth_sendTransaction` (the node
+ * picks the nonce) a resend can create a second transaction. The pool already retries what
+ * is safe to retry. `sturdy-rpc/viem` sets this for you.
  */
 import { parseJsonExact, stringifyJson } from '../jsonrpc/exact-json.js';
 import type { RpcRequester } from '../pool/request-options.js';

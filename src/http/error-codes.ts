@@ -12,6 +12,12 @@ export const CONNECT_CODES: ReadonlySet<string> = new Set([
   'ENETUNREACH',
   'EHOSTUNREACH',
 ]);
+/**
+ * The connect-phase codes that prove nothing was written even without a dispatch flag (what
+ * the fetch executor relies on). `ENETUNREACH`/`EHOSTUNREACH` are not among them: Linux also
+ * reports them on an established socket whose path died after a request was written.
+ */
+export const PROVEN_UNSENT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 export const SOCKET_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE', 'ETIMEDOUT']);
 
 export type ErrorOutcome = Extract<RawOutcome, { type: 'error' }>;

@@ -5,7 +5,7 @@ import type {
   HttpExecutor,
   RawOutcome,
 } from './executor.js';
-import { CONNECT_CODES, failure, SOCKET_CODES, type ErrorOutcome } from './error-codes.js';
+import { failure, PROVEN_UNSENT_CODES, SOCKET_CODES, type ErrorOutcome } from './error-codes.js';
 
 /**
  * An executor over the WHATWG `fetch`, for runtimes without undici (browsers, edge) and for
@@ -113,7 +113,7 @@ function fromError(error: unknown, signal: AbortSignal, status: number | undefin
   // Conservative: an abort may land after the bytes left, and fetch cannot tell us.
   if (signal.aborted || nameOf(error) === 'AbortError') return failure('aborted', true, status, undefined, error);
   const code = causeCode(error);
-  if (code !== undefined && status === undefined && CONNECT_CODES.has(code)) {
+  if (code !== undefined && status === undefined && PROVEN_UNSENT_CODES.has(code)) {
     return failure('connect', false, status, code, error);
   }
   return failure(errorKind(code), true, status, code, error);

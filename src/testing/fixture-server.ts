@@ -103,8 +103,13 @@ export async function createFixtureServer(options: CreateFixtureServerOptions): 
 
   const send = (res: ServerResponse, answer: ReplayAnswer) => {
     if (res.destroyed || res.writableEnded) return;
-    res.writeHead(answer.status, { ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)) });
-    res.end(answer.body);
+    try {
+      res.writeHead(answer.status, { ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)) });
+      res.end(answer.body);
+    } catch {
+      // A header Node refuses (from a fixture built in code, not loaded): drop the connection, never crash the server.
+      res.destroy();
+    }
   };
 
   const act = (plan: BehaviourPlan, parsed: ParsedRequestBody, req: IncomingMessage, res: ServerResponse) => {

@@ -24,7 +24,8 @@ export const fixtureSchema = z.object({
     /** Lower-case header names, string values. */
     headers: z.record(
       z.string().regex(/^[a-z0-9!#$%&'*+.^_`|~-]+$/, 'header names must be lower-case tokens'),
-      z.string(),
+      // What Node's HTTP server accepts in a header value: no CR/LF, nothing above U+00FF.
+      z.string().regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'header values must be visible Latin-1 text without line breaks'),
     ),
     /** The exact raw body text. */
     body: z.string(),

@@ -43,6 +43,22 @@ describe('createFetchExecutor', () => {
     expect(outcome).toMatchObject({ kind: 'other', dispatched: true });
   });
 
+  it.each([
+    ['ECONNREFUSED', false],
+    ['ENOTFOUND', false],
+    ['EAI_AGAIN', false],
+    ['UND_ERR_CONNECT_TIMEOUT', false],
+    // Also raised on an established socket whose path died after the request was written.
+    ['EHOSTUNREACH', true],
+    ['ENETUNREACH', true],
+  ])('a fetch failure caused by %s is dispatched: %s', async (code, dispatched) => {
+    const failing = vi.fn(async () => Promise.reject(new TypeError('fetch failed', { cause: Object.assign(new Error(code), { code }) })));
+
+    const outcome = expectError(await executor({ fetch: failing }).execute(call('http://rpc.invalid/')));
+
+    expect(outcome).toMatchObject({ dispatched, code });
+  });
+
   it('a reset right as the response headers arrive keeps the status, reported as socket and dispatched', async () => {
     const { url, socket } = await startStallingBody();
     const resetOnceHeadersArrived: typeof fetch = async (input, init) => {

@@ -68,3 +68,18 @@ describe('loadFixtures', () => {
     expect(() => parseFixture(withoutRequest, 'y.json')).toThrow(/y\.json: invalid fixture at request/);
   });
 });
+
+describe('fixture header values', () => {
+  it('refuses header values Node cannot send (line breaks, characters above U+00FF), naming the field', () => {
+    const base = {
+      name: 'x',
+      source: 'test',
+      chain: 'solana',
+      request: { method: 'getSlot', params: [] },
+      response: { status: 200, headers: { 'x-note': 'caf\u0100' }, body: '{}' },
+    };
+    expect(() => parseFixture(base, 'x.json')).toThrow(/headers/);
+    expect(() => parseFixture({ ...base, response: { ...base.response, headers: { 'x-note': 'a\r\nb' } } }, 'x.json')).toThrow(/headers/);
+    expect(parseFixture({ ...base, response: { ...base.response, headers: { 'x-note': 'café' } } }, 'x.json').response.headers['x-note']).toBe('café');
+  });
+});
