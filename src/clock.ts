@@ -22,6 +22,8 @@ export interface Clock {
 export type Random = () => number;
 
 const noopHandle: TimerHandle = { cancel() {} };
+/** Largest delay `setTimeout` honours. */
+const MAX_TIMER_DELAY_MS = 2_147_483_647;
 
 export const systemClock: Clock = {
   now: () => performance.now(),
@@ -29,7 +31,17 @@ export const systemClock: Clock = {
   setTimer(callback, delayMs) {
     // Not unref'd: every timer belongs to a call someone awaits (a deadline, a backoff, a
     // wake-up); an unref'd one would let a script exit silently in the middle of that call.
-    const timer = setTimeout(callback, Math.max(0, delayMs));
+    // Node fires any delay above 2^31 − 1 ms after 1 ms, so long waits are re-armed in steps.
+    const dueAt = performance.now() + Math.max(0, delayMs);
+    let timer: ReturnType<typeof setTimeout>;
+    const arm = (ms: number) => {
+      timer = setTimeout(() => {
+        const left = dueAt - performance.now();
+        if (left > 1) arm(left);
+        else callback();
+      }, Math.min(Math.max(0, ms), MAX_TIMER_DELAY_MS));
+    };
+    arm(delayMs);
     let done = false;
     return {
       cancel() {

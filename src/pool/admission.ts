@@ -225,6 +225,11 @@ export class Admission {
     if (!eligibleSeen) {
       // Pool-collapse guard: every candidate is excluded; keep the least bad rather than fail.
       for (const role of this.filter.collapseGuard(request.group.roles, now)) {
+        // The guard keeps the least bad in play, but a retry still waits out its backoff.
+        if (backingOff && avoid.has(role.endpointId)) {
+          this.wakeAtScratch = Math.min(this.wakeAtScratch, request.avoidUntilMs);
+          continue;
+        }
         if (this.tryRole(role, now)) return role;
       }
     }

@@ -14,11 +14,13 @@ export interface FailedCall {
   readonly redact: (text: string) => string;
 }
 
+/** A node's `error.data`, with every string (keys included) redacted; deeper than 8 levels is cut, never passed raw. */
 function redactValue(value: unknown, redact: (text: string) => string, depth = 0): unknown {
   if (typeof value === 'string') return redact(value);
-  if (depth > 8 || typeof value !== 'object' || value === null) return value;
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth >= 8) return '[truncated]';
   if (Array.isArray(value)) return value.map((item) => redactValue(item, redact, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactValue(item, redact, depth + 1)]));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [redact(key), redactValue(item, redact, depth + 1)]));
 }
 
 function summary(attempts: readonly AttemptRecord[]): string {

@@ -101,7 +101,12 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       random,
       executor: options.executor ?? createUndiciExecutor(),
       events: this.#events,
-      retry: { ...DEFAULT_RETRY, ...options.retry },
+      // Field by field: an explicit `undefined` (e.g. from an unset env var) keeps the default.
+      retry: {
+        maxRetries: options.retry?.maxRetries ?? DEFAULT_RETRY.maxRetries,
+        initialBackoffMs: options.retry?.initialBackoffMs ?? DEFAULT_RETRY.initialBackoffMs,
+        maxBackoffMs: options.retry?.maxBackoffMs ?? DEFAULT_RETRY.maxBackoffMs,
+      },
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       redact: createRedactor(fragments),
       inFlightAttempts: new Set(),

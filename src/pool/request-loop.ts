@@ -2,7 +2,7 @@ import { TransportError, type AttemptRecord } from '../errors/transport-error.js
 import { AttemptAbort } from '../http/attempt-abort.js';
 import { classifyOutcome } from '../http/classify.js';
 import type { RawOutcome } from '../http/executor.js';
-import type { AbortReason, ClassifiedFailure } from '../http/outcome.js';
+import type { AbortReason, ClassifiedFailure, ClassifiedOutcome } from '../http/outcome.js';
 import { createRequestBody } from '../jsonrpc/envelope.js';
 import { evaluateTransportRetry } from '../retry/evaluate.js';
 import type { RequestKind } from '../retry/causes.js';
@@ -158,16 +158,23 @@ async function runAttempt(
     pool.inFlightAttempts.delete(onCallAbort);
   }
   const latencyMs = clock.now() - started;
-  const outcome = classifyOutcome(raw, {
-    method: call.method,
-    id,
-    abortReason,
-    // Read only when a Retry-After HTTP-date needs it.
-    get wallNowMs() {
-      return clock.wallNow();
-    },
-  });
   try {
+    const context = {
+      method: call.method,
+      id,
+      abortReason,
+      // Read only when a Retry-After HTTP-date needs it.
+      get wallNowMs() {
+        return clock.wallNow();
+      },
+    };
+    let outcome: ClassifiedOutcome;
+    try {
+      outcome = classifyOutcome(raw, context);
+    } catch (error) {
+      // A custom executor returned a malformed outcome: an ambiguous failure, like a throw.
+      outcome = classifyOutcome({ type: 'error', kind: 'other', dispatched: true, error }, context);
+    }
     if (outcome.ok) {
       permit.recordSuccess(latencyMs);
       if (events.has('success')) events.emit('success', { ...base(clock.now()), latencyMs });
