@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { operatorOf } from '../../src/concentration/operators.js';
 import { createTierRotation, planTier, type TierPlan } from '../../src/concentration/tier-plan.js';
+import { worstLag } from './lag.js';
 
 /** Operator index taking each of `runs` admissions when every member admits. */
 function admissions(plan: TierPlan, runs: number, start = 0): number[] {
@@ -16,18 +17,6 @@ function admissions(plan: TierPlan, runs: number, start = 0): number[] {
   return operators;
 }
 
-/** Largest |count − prefix·target| over every prefix and operator. */
-function worstLag(operators: readonly number[], targets: readonly number[]): number {
-  const counts = targets.map(() => 0);
-  let worst = 0;
-  operators.forEach((operator, i) => {
-    counts[operator]!++;
-    counts.forEach((count, o) => {
-      worst = Math.max(worst, Math.abs(count - (i + 1) * targets[o]!));
-    });
-  });
-  return worst;
-}
 
 const targetsOf = (plan: TierPlan) =>
   plan.operatorShares ?? plan.operators.map((_, o) => plan.memberOperators.filter((x) => x === o).length / plan.size);

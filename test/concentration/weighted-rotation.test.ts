@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { TierRotation } from '../../src/concentration/rotation.js';
 import { waterFill } from '../../src/concentration/water-fill.js';
 import { createWeightedRotation } from '../../src/concentration/weighted-rotation.js';
+import { worstLag } from './lag.js';
 
 interface Pool {
   memberOperators: number[];
@@ -43,18 +44,6 @@ function run(rotation: TierRotation, runs: number, admits: (member: number, admi
   return taken;
 }
 
-/** Largest |count − prefix·target| over every prefix, every operator. */
-function worstLag(operators: readonly number[], targets: readonly number[]): number {
-  const counts = targets.map(() => 0);
-  let worst = 0;
-  operators.forEach((operator, i) => {
-    counts[operator]!++;
-    counts.forEach((count, o) => {
-      worst = Math.max(worst, Math.abs(count - (i + 1) * targets[o]!));
-    });
-  });
-  return worst;
-}
 
 describe('createWeightedRotation', () => {
   it('keeps every operator within one request of its target after every admission', () => {
