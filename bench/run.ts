@@ -1,14 +1,13 @@
 /**
  * `npm run bench`: every benchmark side by side in one run. Never part of `npm test`.
  * Pass `--json <file>` to also write the raw results, `--quick` for short runs (CI smoke),
- * `--only <section,…>` (admission, selection, json, http, peers, heap, faults) for a focused run.
+ * `--only <section,…>` (admission, selection, json, peers, heap, faults) for a focused run.
  */
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { benchAdmission } from './admission.bench.js';
 import { benchFaults } from './faults.bench.js';
 import { benchHeap } from './heap.bench.js';
-import { benchHttp } from './http.bench.js';
 import { benchJson } from './json.bench.js';
 import { benchPeers } from './peers.bench.js';
 import { benchSelection } from './selection.bench.js';
@@ -41,9 +40,6 @@ await section('admission', 'Admission (acquire + release)', benchAdmission);
 await section('selection', 'Selection per admission (filter + band + cap + rotation + reputation record)', benchSelection);
 await section('json', 'Exact-integer JSON parsing', benchJson);
 await section('heap', 'Heap per idle endpoint', benchHeap);
-await section('http', 'HTTP: pool.request vs raw undici Pool.request (same loopback server, separate process)', () =>
-  quick ? benchHttp(500, 1) : benchHttp(1_000, 4),
-);
 await section('peers', 'Throughput against the limit and the peers (same loopback server, separate process)', () =>
   benchPeers(quick ? { durationMs: 400, rounds: 1, warmupMs: 150 } : { durationMs: 600, rounds: 4, warmupMs: 400 }),
 );
