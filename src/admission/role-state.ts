@@ -20,6 +20,9 @@ export function rateLimitCooldownMs(pauseAfterRateLimitMs: number, providerDelay
  * and counters. Admission checks run in the order cooldown → permit → token, so a role
  * blocked on one never spends another.
  */
+/** Band rank of a disabled role: past the reputation bands (0–3), so no trial ever reaches it. */
+export const DISABLED_BAND = 4;
+
 export class RoleState {
   readonly endpoint: NormalizedEndpoint;
   readonly settings: NormalizedRole;
@@ -40,6 +43,8 @@ export class RoleState {
   benchedUntilMs = 0;
   /** Next instant at which the cached band/bench may change by time alone (cooldown end, recovery). */
   healthRefreshAtMs = 0;
+  /** Out of the pool for good (its endpoint is on another chain): kept in band {@link DISABLED_BAND}, which admission never walks. */
+  disabled = false;
 
   constructor(endpoint: NormalizedEndpoint, settings: NormalizedRole, nowMs: number) {
     this.endpoint = endpoint;
@@ -57,13 +62,20 @@ export class RoleState {
   }
 
   /** Moves the role to another reputation band, keeping its tier's band counts exact. */
-  setBand(band: number): void {
+  setBand(rank: number): void {
+    const band = this.disabled ? DISABLED_BAND : rank;
     if (band === this.band) return;
     if (this.tierBandCounts) {
       this.tierBandCounts[this.band]!--;
       this.tierBandCounts[band]!++;
     }
     this.band = band;
+  }
+
+  /** Takes the role out of admission for good (reputation can no longer bring it back). */
+  disable(): void {
+    this.disabled = true;
+    this.setBand(DISABLED_BAND);
   }
 
   get endpointId(): string {

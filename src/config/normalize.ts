@@ -34,6 +34,8 @@ export interface NormalizedEndpoint {
   readonly headers: Readonly<Record<string, string>>;
   readonly operator: string;
   readonly roles: readonly NormalizedRole[];
+  /** Whether the pool's `expectedChain` check applies (`verifyChain`, default true). */
+  readonly verifyChain: boolean;
 }
 
 /**
@@ -128,6 +130,7 @@ export function normalizeEndpoints(options: HttpTransportPoolOptions): Normalize
       headers: endpoint.headers ?? {},
       operator,
       roles,
+      verifyChain: endpoint.verifyChain ?? true,
     };
   });
 

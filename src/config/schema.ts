@@ -38,6 +38,7 @@ export const endpointSchema = roleSettingsSchema.extend({
   operator: z.string().min(1, 'must not be empty').optional(),
   kinds: z.array(kindName).min(1, 'must not be empty').optional(),
   roles: z.record(kindName, roleSettingsSchema).optional(),
+  verifyChain: z.boolean({ error: 'must be a boolean' }).optional(),
 });
 
 export const retrySettingsSchema = z
@@ -69,6 +70,18 @@ export const poolConfigSchema = z
     retry: retrySettingsSchema.optional(),
     concentration: z.object({ maxOperatorShare: z.number().finite('must be finite').optional() }).strict().optional(),
     reputation: z.union([z.literal(false), z.record(z.string(), z.unknown())]).optional(),
+    expectedChain: z
+      .object({
+        genesisHash: z.string({ error: 'must be a string' }).optional(),
+        chainId: z
+          .union([z.number().int().positive().max(Number.MAX_SAFE_INTEGER), z.bigint().positive()], {
+            error: 'must be a positive integer (number or bigint)',
+          })
+          .optional(),
+      })
+      .strict()
+      .refine((value) => value.genesisHash !== undefined || value.chainId !== undefined, { message: 'must set genesisHash or chainId' })
+      .optional(),
     chain: z.enum(['solana', 'evm', 'generic'], { error: "must be 'solana', 'evm' or 'generic'" }).optional(),
     methods: z.record(z.string().min(1), methodEntrySchema).optional(),
     maxResponseBytes: positiveInt().optional(),

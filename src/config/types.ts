@@ -37,6 +37,23 @@ export interface EndpointConfig extends RoleSettings {
   readonly kinds?: readonly RequestKind[];
   /** Per-kind overrides of the role settings, e.g. `{ submit: { requestsPerSecond: 5 } }`. */
   readonly roles?: Readonly<Record<string, RoleSettings>>;
+  /**
+   * Whether the pool's `expectedChain` check runs on this endpoint. Turn it off for an
+   * endpoint that answers no reads (a send-only relay). @default true
+   */
+  readonly verifyChain?: boolean;
+}
+
+/**
+ * The chain every endpoint must be on. Before an endpoint's first call the pool asks it
+ * (Solana: `getGenesisHash`; EVM: `eth_chainId`, and block 0's hash when `genesisHash` is
+ * given); an endpoint on another chain is excluded for good.
+ */
+export interface ExpectedChain {
+  /** Solana: base58 genesis hash (mainnet-beta `5eykt4Us…`). EVM: `0x` + 64 hex digits, the hash of block 0. */
+  readonly genesisHash?: string;
+  /** EVM chain id (`eth_chainId`), e.g. 1 for Ethereum mainnet. */
+  readonly chainId?: number | bigint;
 }
 
 export interface RetrySettings {
@@ -66,6 +83,8 @@ export interface HttpTransportPoolOptions {
   readonly reputation?: false | Readonly<Record<string, unknown>>;
   /** Chain profile for latency scoring. @default 'generic' */
   readonly chain?: 'solana' | 'evm' | 'generic';
+  /** Check each endpoint's chain before its first call; an endpoint on another chain is excluded. @default no check */
+  readonly expectedChain?: ExpectedChain;
   /** Classify custom methods, or reclassify standard ones. Unknown methods are `never-after-dispatch`. */
   readonly methods?: Readonly<Record<string, MethodClassification>>;
   /** Largest accepted response body, in bytes (decoded). @default 16777216 (16 MiB) */

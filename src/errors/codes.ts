@@ -15,6 +15,7 @@ export const TRANSPORT_ERROR_CODES = [
   'INVALID_RESPONSE',
   'HTTP_ERROR',
   'POOL_CLOSED',
+  'CHAIN_MISMATCH',
 ] as const;
 
 export type TransportErrorCode = (typeof TRANSPORT_ERROR_CODES)[number];

@@ -31,6 +31,8 @@ export interface TransportErrorContextByCode {
   INVALID_RESPONSE: { readonly reason: string };
   HTTP_ERROR: { readonly status: number };
   POOL_CLOSED: Record<string, never>;
+  /** Every endpoint that could take the call (or the pinned one) reported another chain than `expectedChain`. */
+  CHAIN_MISMATCH: { readonly kind: RequestKind; readonly expected: string; readonly pinnedEndpoint?: string };
 }
 
 export interface TransportErrorOptions<C extends TransportErrorCode> {

@@ -108,6 +108,9 @@ export const RULES = {
   'min-context-slot': row('capability', 'rejected', 'none', false),
   capability: row('capability', 'completed', 'none', false),
   'invalid-request': row('request', 'rejected', 'none', false),
+  // Chain guard (the check before an endpoint's first call; the call itself was not sent)
+  'wrong-chain': row('wrong-chain', 'not-dispatched', 'none', false),
+  'chain-check-invalid': row('invalid-response', 'not-dispatched', 'critical', true, true),
 } as const satisfies Record<string, Rule>;
 
 export type OutcomeDetail = keyof typeof RULES;
@@ -119,7 +122,8 @@ interface FailureFields {
   readonly providerDelayMs?: number | undefined;
 }
 
-function fail(detail: OutcomeDetail, fields: FailureFields): ClassifiedFailure {
+/** The failure a row of {@link RULES} describes. */
+export function failureOf(detail: OutcomeDetail, fields: FailureFields = {}): ClassifiedFailure {
   const rule: Rule = RULES[detail];
   const dispatch =
     rule.dispatch === 'as-written' ? (fields.dispatched === true ? AMBIGUOUS : 'not-dispatched') : rule.dispatch;
@@ -152,28 +156,28 @@ function classifyTransportError(raw: RawError, ctx: ClassifyContext): Classified
   // Once the pool aborted the signal, whatever error the executor saw is that abort's echo.
   switch (ctx.abortReason) {
     case 'caller':
-      return fail('caller-abort', fields);
+      return failureOf('caller-abort', fields);
     case 'deadline':
-      return fail('deadline', fields);
+      return failureOf('deadline', fields);
     case 'attempt-timeout':
-      return fail('attempt-timeout', fields);
+      return failureOf('attempt-timeout', fields);
     case undefined:
       break;
   }
   switch (raw.kind) {
     case 'aborted':
-      return fail('abort-unexplained', fields);
+      return failureOf('abort-unexplained', fields);
     case 'connect':
-      return fail('connect', fields);
+      return failureOf('connect', fields);
     case 'socket':
-      return fail(raw.dispatched ? 'socket-after-write' : 'socket-before-write', fields);
+      return failureOf(raw.dispatched ? 'socket-after-write' : 'socket-before-write', fields);
     case 'too-large':
-      return fail('too-large', fields);
+      return failureOf('too-large', fields);
     case 'decode':
-      return fail('decode', fields);
+      return failureOf('decode', fields);
     case 'other':
       // The code only names the cause (headers/body timeout); dispatch still comes from the flag.
-      return fail(raw.code?.includes('TIMEOUT') === true ? 'transport-timeout' : 'transport-error', fields);
+      return failureOf(raw.code?.includes('TIMEOUT') === true ? 'transport-timeout' : 'transport-error', fields);
   }
 }
 
@@ -191,31 +195,31 @@ function classifyResponse(raw: RawResponse, ctx: ClassifyContext): ClassifiedOut
   const providerDelayMs = headerDelayMs ?? (rpc === undefined ? undefined : providerDelayFromErrorData(rpc.data, ctx.wallNowMs));
   const fields = { status, rpc, providerDelayMs };
 
-  if (status === 429) return fail('http-429', fields);
+  if (status === 429) return failureOf('http-429', fields);
   if (status === 401 || status === 403) {
     // Some gateways throttle with 403; the body says so.
     if (hasRateLimitWording(raw.body) || (rpc !== undefined && isRateLimitError(rpc))) {
-      return fail('http-denied-rate-limit', fields);
+      return failureOf('http-denied-rate-limit', fields);
     }
     // A plan that excludes one method is a capability limit, not a dead key.
-    if (rpc?.code === -32601) return fail('method-not-found', fields);
-    if (rpc !== undefined && isCapabilityLimit(rpc)) return fail('capability', fields);
-    return fail('http-auth', fields);
+    if (rpc?.code === -32601) return failureOf('method-not-found', fields);
+    if (rpc !== undefined && isCapabilityLimit(rpc)) return failureOf('capability', fields);
+    return failureOf('http-auth', fields);
   }
-  if (status === 408) return fail('http-408', fields);
-  if (status === 413) return fail('http-413', fields);
+  if (status === 408) return failureOf('http-408', fields);
+  if (status === 413) return failureOf('http-413', fields);
   if (rpc !== undefined && envelope.type === 'error' && RPC_ERROR_STATUSES.has(status)) {
     // A 500 must echo our id to prove the node itself answered; a 4xx node answer may not.
     if (status < 500 || !envelope.idNull) return classifyRpcError(rpc, status, headerDelayMs, ctx);
   }
-  if (status === 404 || status === 405) return fail('http-not-found', fields);
+  if (status === 404 || status === 405) return failureOf('http-not-found', fields);
   if (status === 503) {
-    if (hasRateLimitWording(raw.body)) return fail('http-503-rate-limit', fields);
-    if (headerDelayMs !== undefined) return fail('http-503-retry-after', fields);
+    if (hasRateLimitWording(raw.body)) return failureOf('http-503-rate-limit', fields);
+    if (headerDelayMs !== undefined) return failureOf('http-503-retry-after', fields);
   }
-  if (status >= 500) return fail('http-5xx', fields);
-  if (status >= 400) return fail('http-4xx', fields);
-  return fail('http-unexpected', fields);
+  if (status >= 500) return failureOf('http-5xx', fields);
+  if (status >= 400) return failureOf('http-4xx', fields);
+  return failureOf('http-unexpected', fields);
 }
 
 function classifySuccessStatus(raw: RawResponse, ctx: ClassifyContext): ClassifiedOutcome {
@@ -223,17 +227,17 @@ function classifySuccessStatus(raw: RawResponse, ctx: ClassifyContext): Classifi
   const envelope = parseResponseEnvelope(raw.body, ctx.id);
   switch (envelope.type) {
     case 'result':
-      if (isUnexpectedEmptyResult(ctx.method, envelope.result)) return fail('empty-result', { status });
+      if (isUnexpectedEmptyResult(ctx.method, envelope.result)) return failureOf('empty-result', { status });
       return { ok: true, dispatch: 'completed', status, result: envelope.result };
     case 'error':
       return classifyRpcError(envelope.error, status, parseRetryAfter(raw.headers['retry-after'], ctx.wallNowMs), ctx);
     case 'violation': {
       // Plain-text and odd-shaped bodies still say what happened ("invalid api key").
       if (envelope.reason === 'not-json' || envelope.reason === 'malformed-error') {
-        if (hasRateLimitWording(raw.body)) return fail('body-rate-limit', { status });
-        if (hasAuthWording(raw.body)) return fail('body-auth', { status });
+        if (hasRateLimitWording(raw.body)) return failureOf('body-rate-limit', { status });
+        if (hasAuthWording(raw.body)) return failureOf('body-auth', { status });
       }
-      return fail(envelope.reason, { status });
+      return failureOf(envelope.reason, { status });
     }
   }
 }
@@ -250,18 +254,18 @@ function classifyRpcError(
 ): ClassifiedFailure {
   const fields = { status, rpc };
   // A revert reason is contract text and may contain any wording: always the app's answer.
-  if (isExecutionRevert(rpc)) return fail('rpc-error', fields);
-  if (readNodeUnhealthy(rpc) !== undefined) return fail('node-unhealthy', fields);
+  if (isExecutionRevert(rpc)) return failureOf('rpc-error', fields);
+  if (readNodeUnhealthy(rpc) !== undefined) return failureOf('node-unhealthy', fields);
   if (isRateLimitError(rpc)) {
     const providerDelayMs = headerDelayMs ?? providerDelayFromErrorData(rpc.data, ctx.wallNowMs);
-    return fail('rpc-rate-limit', { ...fields, providerDelayMs });
+    return failureOf('rpc-rate-limit', { ...fields, providerDelayMs });
   }
-  if (isAuthError(rpc)) return fail('rpc-auth', fields);
-  if (isWrappedUpstreamFailure(rpc)) return fail('upstream-failure', fields);
-  if (isFabricatedParseError(rpc)) return fail('fabricated-parse-error', fields);
-  if (rpc.code === -32601) return fail('method-not-found', fields);
-  if (rpc.code === MIN_CONTEXT_SLOT_NOT_REACHED) return fail('min-context-slot', fields);
-  if (isCapabilityLimit(rpc)) return fail('capability', fields);
-  if (rpc.code === -32600) return fail('invalid-request', fields);
-  return fail('rpc-error', fields);
+  if (isAuthError(rpc)) return failureOf('rpc-auth', fields);
+  if (isWrappedUpstreamFailure(rpc)) return failureOf('upstream-failure', fields);
+  if (isFabricatedParseError(rpc)) return failureOf('fabricated-parse-error', fields);
+  if (rpc.code === -32601) return failureOf('method-not-found', fields);
+  if (rpc.code === MIN_CONTEXT_SLOT_NOT_REACHED) return failureOf('min-context-slot', fields);
+  if (isCapabilityLimit(rpc)) return failureOf('capability', fields);
+  if (rpc.code === -32600) return failureOf('invalid-request', fields);
+  return failureOf('rpc-error', fields);
 }

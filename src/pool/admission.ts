@@ -21,6 +21,8 @@ export interface KindGroup {
   /** Smallest `requestTimeoutMs` among the roles: the default deadline. */
   readonly minTimeoutMs: number;
   readonly queue: Waiter[];
+  /** Roles not disabled (a chain guard disables roles of endpoints on another chain). */
+  enabledRoles: number;
   wakeTimer: TimerHandle | undefined;
   wakeAtMs: number;
 }
@@ -137,14 +139,13 @@ export class Admission {
     this.schedule(group, wakeAt);
   }
 
-  /** Rejects every waiter (pool close). */
-  rejectAll(group: KindGroup, error: () => unknown): void {
+  /** Rejects every waiter (pool close), or those `which` selects. */
+  rejectAll(group: KindGroup, error: () => unknown, which?: (request: AdmissionRequest) => boolean): void {
     for (const waiter of [...group.queue]) {
+      if (which && !which(waiter.request)) continue;
       this.remove(waiter);
       waiter.reject(error());
     }
-    group.wakeTimer?.cancel();
-    group.wakeTimer = undefined;
   }
 
   private schedule(group: KindGroup, wakeAtMs: number): void {
@@ -187,7 +188,7 @@ export class Admission {
         this.wakeAtScratch = request.avoidUntilMs;
         return undefined;
       }
-      return this.tryRole(request.pin, now) ? request.pin : undefined;
+      return !request.pin.disabled && this.tryRole(request.pin, now) ? request.pin : undefined;
     }
     const tiers = request.group.tiers;
     let eligibleSeen = false;
@@ -224,7 +225,8 @@ export class Admission {
     }
     if (!eligibleSeen) {
       // Pool-collapse guard: every candidate is excluded; keep the least bad rather than fail.
-      for (const role of this.filter.collapseGuard(request.group.roles, now)) {
+      const enabled = request.group.roles.filter((role) => !role.disabled);
+      for (const role of this.filter.collapseGuard(enabled, now)) {
         // The guard keeps the least bad in play, but a retry still waits out its backoff.
         if (backingOff && avoid.has(role.endpointId)) {
           this.wakeAtScratch = Math.min(this.wakeAtScratch, request.avoidUntilMs);

@@ -64,6 +64,15 @@ export interface ReputationEvent extends EventBase {
   readonly cooldownMs?: number;
 }
 
+export interface ChainEvent extends EventBase {
+  readonly endpointId: string;
+  /** `verified`: every `expectedChain` check matched; `wrong-chain`: the endpoint is excluded for good. */
+  readonly status: 'verified' | 'wrong-chain';
+  /** For `wrong-chain`: the check that failed and the endpoint's normalized answer (a chain id or a hash). */
+  readonly method?: string;
+  readonly reported?: string;
+}
+
 export interface PoolEventMap {
   attempt: AttemptEvent;
   success: SuccessEvent;
@@ -73,6 +82,7 @@ export interface PoolEventMap {
   breaker: BreakerEvent;
   reshape: ReshapeEvent;
   reputation: ReputationEvent;
+  chain: ChainEvent;
 }
 
 export type PoolEventName = keyof PoolEventMap;

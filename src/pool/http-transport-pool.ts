@@ -17,6 +17,7 @@ import { classifyMethod } from '../jsonrpc/method-table.js';
 import type { FailureCause, RequestKind, RetryClass } from '../retry/causes.js';
 import type { TransportRetrySettings } from '../retry/evaluate.js';
 import { abortedError, Admission, type KindGroup } from './admission.js';
+import { ChainGuard, chainChecksOf, describeExpectedChain } from './chain-guard.js';
 import { PoolEvents, type PoolEventListener, type PoolEventName } from './events.js';
 import { PoolHealth } from './pool-health.js';
 import { HttpRequestPermit, type PermitHost } from './permit.js';
@@ -48,6 +49,8 @@ export interface PoolInternals {
   readonly events: PoolEvents;
   readonly retry: TransportRetrySettings;
   readonly maxResponseBytes: number;
+  /** The `expectedChain` check; undefined without one. */
+  readonly chainGuard: ChainGuard | undefined;
   readonly redact: (text: string) => string;
   /** Cancels each attempt in flight (pool.close()). */
   readonly inFlightAttempts: Set<() => void>;
@@ -75,6 +78,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   readonly #health: PoolHealth;
   readonly #internals: PoolInternals;
   readonly #methods: Readonly<Record<string, MethodClassification>>;
+  readonly #expectedChain: string;
   #closed = false;
   #closedError: TransportError<'POOL_CLOSED'> | undefined;
   #closing: Promise<void> | undefined;
@@ -90,6 +94,12 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     this.#groups = buildKindGroups(this.#roles, random, maxOperatorShare, this.#events, this.#clock);
     this.#admission = new Admission(this.#clock, this.#health);
     this.#methods = options.methods ?? {};
+    const chainChecks = chainChecksOf(options);
+    this.#expectedChain = describeExpectedChain(options);
+    const chainGuard =
+      chainChecks.length === 0
+        ? undefined
+        : new ChainGuard(chainChecks, this.#endpoints, this.#events, this.#clock, (endpointId) => this.#excludeEndpoint(endpointId));
     const fragments = secretFragments(
       this.#endpoints.map((e) => e.url),
       this.#endpoints.flatMap((e) => Object.values(e.headers)),
@@ -108,6 +118,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
         maxBackoffMs: options.retry?.maxBackoffMs ?? DEFAULT_RETRY.maxBackoffMs,
       },
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      chainGuard,
       redact: createRedactor(fragments),
       inFlightAttempts: new Set(),
       closedError: () => pool.#closedError,
@@ -151,7 +162,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
 
   /** Per-role and per-endpoint state. Contains endpoint ids and operators only — never a URL, header or key. */
   snapshot(): PoolSnapshot {
-    return buildSnapshot(this.#endpoints, this.#roles, this.#health, this.#clock.now(), this.#closed);
+    return buildSnapshot(this.#endpoints, this.#roles, this.#health, this.#internals.chainGuard, this.#clock.now(), this.#closed);
   }
 
   /** Rejects waiting calls with `POOL_CLOSED`, aborts calls in flight, stops every timer and closes connections. */
@@ -177,7 +188,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
 
   #tryAcquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance): HttpRequestPermit | undefined {
     const group = this.#groups.get(kind);
-    if (this.#closed || !group || options.endpoint !== undefined) return undefined;
+    if (this.#closed || !group || group.enabledRoles === 0 || options.endpoint !== undefined) return undefined;
     const timeoutMs = options.timeoutMs ?? group.minTimeoutMs;
     if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) return undefined;
     const deadlineMs = this.#clock.now() + timeoutMs;
@@ -199,6 +210,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     const group = this.#groups.get(kind);
     const pin = options.endpoint === undefined ? undefined : group?.roles.find((role) => role.endpointId === options.endpoint);
     if (!group || (options.endpoint !== undefined && !pin)) return Promise.reject(this.#noEndpoint(kind, options.endpoint));
+    if (group.enabledRoles === 0 || pin?.disabled) return Promise.reject(this.#chainMismatch(kind, pin?.endpointId));
     const timeoutMs = options.timeoutMs ?? (pin ? pin.settings.requestTimeoutMs : group.minTimeoutMs);
     if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
       return Promise.reject(new TransportError('INVALID_INPUT', 'timeoutMs must be a finite number > 0', { context: { field: 'timeoutMs' } }));
@@ -218,6 +230,26 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       });
     }
     return new TransportError('NO_ENDPOINT', `The pinned endpoint is not a configured endpoint id (kind '${kind}')`, { context: { kind } });
+  }
+
+  #chainMismatch(kind: RequestKind, pinned: string | undefined): TransportError<'CHAIN_MISMATCH'> {
+    const which = pinned === undefined ? `Every endpoint serving '${kind}' requests is` : `Endpoint '${pinned}' is`;
+    return new TransportError('CHAIN_MISMATCH', `${which} on another chain than expected (${this.#expectedChain})`, {
+      context: { kind, expected: this.#expectedChain, ...(pinned === undefined ? {} : { pinnedEndpoint: pinned }) },
+    });
+  }
+
+  /** The chain guard found `endpointId` on another chain: out of every kind for good; calls that can no longer be served fail now. */
+  #excludeEndpoint(endpointId: string): void {
+    for (const group of this.#groups.values()) {
+      const role = group.roles.find((candidate) => candidate.endpointId === endpointId);
+      if (!role || role.disabled) continue;
+      role.disable();
+      group.enabledRoles--;
+      const kind = group.kind;
+      if (group.enabledRoles === 0) this.#admission.rejectAll(group, () => this.#chainMismatch(kind, undefined));
+      else this.#admission.rejectAll(group, () => this.#chainMismatch(kind, endpointId), (request) => request.pin === role);
+    }
   }
 
   readonly #permitHost: PermitHost = {

@@ -1,7 +1,9 @@
 import { TransportError, type AttemptRecord } from '../errors/transport-error.js';
 import { AttemptAbort } from '../http/attempt-abort.js';
 import { classifyOutcome } from '../http/classify.js';
-import type { RawOutcome } from '../http/executor.js';
+import type { ExecutorTarget, RawOutcome } from '../http/executor.js';
+import type { TimerHandle } from '../clock.js';
+import type { ChainCheck } from './chain-guard.js';
 import type { AbortReason, ClassifiedFailure, ClassifiedOutcome } from '../http/outcome.js';
 import { createRequestBody } from '../jsonrpc/envelope.js';
 import { evaluateTransportRetry } from '../retry/evaluate.js';
@@ -62,6 +64,8 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
   let failed: Set<string> | undefined;
   let avoid: RetryAvoidance | undefined;
   let deadlineMs = Number.POSITIVE_INFINITY;
+  // Attempts stopped by the chain guard on a wrong-chain endpoint (now excluded) cost no retry.
+  let guarded = 0;
   for (let attempt = 1; ; attempt++) {
     const acquireOptions: AcquireOptions = {
       signal,
@@ -86,11 +90,15 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
     const failure = await runAttempt(pool, permit, call, attempt, signal);
     if (failure.ok) return failure.result;
     if (failure.cause === 'aborted') throw failWhileWaiting(undefined, call, pool.closedError());
+    if (failure.cause === 'wrong-chain') {
+      guarded++;
+      continue;
+    }
     const decision = evaluateTransportRetry({
       cause: failure.cause,
       dispatch: failure.dispatch,
       retryClass,
-      attempt,
+      attempt: attempt - guarded,
       settings: pool.retry,
       providerDelayMs: failure.providerDelayMs,
       remainingMs: deadlineMs - clock.now(),
@@ -102,6 +110,119 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
     // call is used again only after the backoff, and only when no other can admit.
     avoid = { endpoints: failed, untilMs: clock.now() + decision.delayMs };
   }
+}
+
+/**
+ * One request/response on the attempt's endpoint, classified. Never throws: a custom
+ * executor that throws or returns a malformed outcome gives an ambiguous failure.
+ */
+async function exchange(
+  pool: PoolInternals,
+  attempt: AttemptControl,
+  method: string,
+  body: (id: number) => string,
+  avoidStaleSockets: boolean,
+): Promise<Exchanged> {
+  const { clock } = pool;
+  const id = pool.nextId();
+  const cancellation = attempt.cancellation;
+  let raw: RawOutcome;
+  try {
+    raw = await pool.executor.execute({
+      target: attempt.target,
+      body: body(id),
+      get signal() {
+        return cancellation.signal;
+      },
+      cancellation,
+      maxResponseBytes: pool.maxResponseBytes,
+      avoidStaleSockets,
+    });
+  } catch (error) {
+    // A custom executor broke its contract by throwing; treat it as an ambiguous failure.
+    raw = { type: 'error', kind: attempt.abortReason === undefined ? 'other' : 'aborted', dispatched: true, error };
+  }
+  const context = {
+    method,
+    id,
+    abortReason: attempt.abortReason,
+    // Read only when a Retry-After HTTP-date needs it.
+    get wallNowMs() {
+      return clock.wallNow();
+    },
+  };
+  try {
+    return { raw, outcome: classifyOutcome(raw, context) };
+  } catch (error) {
+    // A custom executor returned a malformed outcome: an ambiguous failure, like a throw.
+    return { raw, outcome: classifyOutcome({ type: 'error', kind: 'other', dispatched: true, error }, context) };
+  }
+}
+
+interface Exchanged {
+  /** Undefined when nothing was sent for the call (the chain guard stopped it). */
+  readonly raw: RawOutcome | undefined;
+  readonly outcome: ClassifiedOutcome;
+}
+
+/** The cancellation of one attempt: the caller's signal, pool.close() and the attempt's timer. */
+class AttemptControl {
+  readonly cancellation = new AttemptAbort();
+  readonly target: ExecutorTarget;
+  abortReason: AbortReason | undefined;
+  readonly #pool: PoolInternals;
+  readonly #callerSignal: AbortSignal | undefined;
+  readonly #timer: TimerHandle;
+  readonly #onCallAbort = () => this.#abort('caller');
+
+  constructor(pool: PoolInternals, permit: HttpRequestPermit, startedMs: number, callerSignal: AbortSignal | undefined) {
+    this.#pool = pool;
+    this.#callerSignal = callerSignal;
+    const role = permitRole(permit);
+    this.target = role.target;
+    // pool.close() and the caller's signal both cancel the attempt as 'caller'.
+    callerSignal?.addEventListener('abort', this.#onCallAbort, { once: true });
+    if (callerSignal?.aborted) this.#onCallAbort();
+    pool.inFlightAttempts.add(this.#onCallAbort);
+    const roleTimeoutMs = role.settings.requestTimeoutMs;
+    const untilDeadline = permit.deadlineMs - startedMs;
+    this.#timer = pool.clock.setTimer(
+      () => this.#abort(untilDeadline <= roleTimeoutMs ? 'deadline' : 'attempt-timeout'),
+      Math.min(roleTimeoutMs, untilDeadline),
+    );
+  }
+
+  #abort(reason: AbortReason): void {
+    if (this.abortReason !== undefined) return;
+    this.abortReason = reason;
+    this.cancellation.abort();
+  }
+
+  finish(): void {
+    this.#timer.cancel();
+    this.#callerSignal?.removeEventListener('abort', this.#onCallAbort);
+    this.#pool.inFlightAttempts.delete(this.#onCallAbort);
+  }
+}
+
+/**
+ * The call's exchange on the attempt's endpoint, after the chain guard's check when the
+ * endpoint is not verified yet. `recorded` is false when the outcome says nothing new about
+ * the endpoint (another call's check failed it, or it is on another chain).
+ */
+async function callExchange(pool: PoolInternals, control: AttemptControl, endpointId: string, call: CallContext): Promise<Exchanged & { readonly recorded: boolean }> {
+  const guard = pool.chainGuard;
+  if (guard !== undefined && guard.pending(endpointId)) {
+    const ask = (check: ChainCheck) => exchange(pool, control, check.method, check.body, false).then((answer) => answer.outcome);
+    const verdict = await guard.verify(endpointId, ask, control.cancellation);
+    if (verdict.type === 'failed') return { raw: undefined, outcome: verdict.failure, recorded: verdict.ran && verdict.failure.cause !== 'wrong-chain' };
+    if (verdict.type === 'cancelled') {
+      const outcome = classifyOutcome({ type: 'error', kind: 'aborted', dispatched: false }, { method: call.method, id: 0, abortReason: control.abortReason, wallNowMs: 0 });
+      return { raw: undefined, outcome, recorded: false };
+    }
+  }
+  const answer = await exchange(pool, control, call.method, call.body, call.retryClass === 'never-after-dispatch');
+  return { ...answer, recorded: true };
 }
 
 /** Runs one attempt on `permit`, records its outcome and releases the permit. */
@@ -117,71 +238,24 @@ async function runAttempt(
   const base = (atMs: number) => ({ atMs, endpointId: permit.endpointId, kind: call.kind, method: call.method, attempt });
   const started = clock.now();
   if (events.has('attempt')) events.emit('attempt', base(started));
-  const id = pool.nextId();
-  const cancellation = new AttemptAbort();
-  let abortReason: AbortReason | undefined;
-  const abort = (reason: AbortReason) => {
-    if (abortReason !== undefined) return;
-    abortReason = reason;
-    cancellation.abort();
-  };
-  // pool.close() and the caller's signal both cancel the attempt as 'caller'.
-  const onCallAbort = () => abort('caller');
-  callerSignal?.addEventListener('abort', onCallAbort, { once: true });
-  if (callerSignal?.aborted) onCallAbort();
-  pool.inFlightAttempts.add(onCallAbort);
-  const roleState = permitRole(permit);
-  const roleTimeoutMs = roleState.settings.requestTimeoutMs;
-  const untilDeadline = permit.deadlineMs - started;
-  const timer = clock.setTimer(
-    () => abort(untilDeadline <= roleTimeoutMs ? 'deadline' : 'attempt-timeout'),
-    Math.min(roleTimeoutMs, untilDeadline),
-  );
-  let raw: RawOutcome;
+  const control = new AttemptControl(pool, permit, started, callerSignal);
+  let answer: Exchanged & { readonly recorded: boolean };
   try {
-    raw = await pool.executor.execute({
-      target: roleState.target,
-      body: call.body(id),
-      get signal() {
-        return cancellation.signal;
-      },
-      cancellation,
-      maxResponseBytes: pool.maxResponseBytes,
-      avoidStaleSockets: call.retryClass === 'never-after-dispatch',
-    });
-  } catch (error) {
-    // A custom executor broke its contract by throwing; treat it as an ambiguous failure.
-    raw = { type: 'error', kind: abortReason === undefined ? 'other' : 'aborted', dispatched: true, error };
+    answer = await callExchange(pool, control, permit.endpointId, call);
   } finally {
-    timer.cancel();
-    callerSignal?.removeEventListener('abort', onCallAbort);
-    pool.inFlightAttempts.delete(onCallAbort);
+    control.finish();
   }
   const latencyMs = clock.now() - started;
   try {
-    const context = {
-      method: call.method,
-      id,
-      abortReason,
-      // Read only when a Retry-After HTTP-date needs it.
-      get wallNowMs() {
-        return clock.wallNow();
-      },
-    };
-    let outcome: ClassifiedOutcome;
-    try {
-      outcome = classifyOutcome(raw, context);
-    } catch (error) {
-      // A custom executor returned a malformed outcome: an ambiguous failure, like a throw.
-      outcome = classifyOutcome({ type: 'error', kind: 'other', dispatched: true, error }, context);
-    }
+    const { outcome, raw } = answer;
     if (outcome.ok) {
       permit.recordSuccess(latencyMs);
       if (events.has('success')) events.emit('success', { ...base(clock.now()), latencyMs });
       return outcome;
     }
-    if (outcome.cause === 'rate-limited') permit.recordRateLimited(outcome.providerDelayMs);
-    else permit.recordFailure(outcome.cause, outcome);
+    // An outcome that says nothing new about the endpoint moves neither its counters nor its reputation.
+    if (answer.recorded && outcome.cause === 'rate-limited') permit.recordRateLimited(outcome.providerDelayMs);
+    else if (answer.recorded) permit.recordFailure(outcome.cause, outcome);
     call.attempts.push({
       endpointId: permit.endpointId,
       cause: outcome.cause,
@@ -201,7 +275,7 @@ async function runAttempt(
         detail: outcome.detail,
       });
     }
-    return { ...outcome, transportError: transportErrorOf(raw) };
+    return { ...outcome, transportError: raw === undefined ? undefined : transportErrorOf(raw) };
   } finally {
     permit.release();
   }

@@ -1,6 +1,7 @@
 import type { Availability, RoleState } from '../admission/role-state.js';
 import type { NormalizedEndpoint } from '../config/normalize.js';
 import type { RequestKind } from '../retry/causes.js';
+import type { ChainGuard, ChainStatus } from './chain-guard.js';
 import type { EndpointReputationView, PoolHealth } from './pool-health.js';
 
 export interface RoleSnapshot {
@@ -26,6 +27,8 @@ export interface EndpointSnapshot {
   readonly reputation: EndpointReputationView | undefined;
   /** Remaining open time of the endpoint's host breaker, in ms (0 = closed). */
   readonly breakerOpenRemainingMs: number;
+  /** The `expectedChain` check: `unchecked` without one (or with `verifyChain: false`); `wrong-chain` endpoints are excluded. */
+  readonly chain: ChainStatus;
 }
 
 /** A point-in-time view of the pool. Contains endpoint ids and operators only — never a URL, header or key. */
@@ -39,6 +42,7 @@ export function buildSnapshot(
   endpoints: readonly NormalizedEndpoint[],
   roles: readonly RoleState[],
   health: PoolHealth,
+  chainGuard: ChainGuard | undefined,
   nowMs: number,
   closed: boolean,
 ): PoolSnapshot {
@@ -49,6 +53,7 @@ export function buildSnapshot(
       operator: endpoint.operator,
       reputation: health.reputationOf(endpoint.id, nowMs),
       breakerOpenRemainingMs: health.breakerRemainingMs(endpoint.id, nowMs),
+      chain: chainGuard?.status(endpoint.id) ?? 'unchecked',
     })),
     roles: roles.map((role) => {
       health.settle(role, nowMs);

@@ -34,7 +34,7 @@ export function buildKindGroups(
       const reshape = plan.reshape;
       // Emitted after construction returns, so `pool.on('reshape', …)` right after `new` sees it.
       if (reshape) queueMicrotask(() => events.emit('reshape', { atMs: clock.now(), kind, ...reshape }));
-      const bandCounts = [0, 0, 0, 0];
+      const bandCounts = [0, 0, 0, 0, 0];
       for (const role of members) {
         bandCounts[role.band]!++;
         role.tierBandCounts = bandCounts;
@@ -47,6 +47,7 @@ export function buildKindGroups(
       tiers,
       minTimeoutMs: Math.min(...kindRoles.map((role) => role.settings.requestTimeoutMs)),
       queue: [],
+      enabledRoles: kindRoles.length,
       wakeTimer: undefined,
       wakeAtMs: Number.POSITIVE_INFINITY,
     });

@@ -9,7 +9,9 @@ export type FailureCause =
   | 'rpc-application'
   | 'invalid-response'
   | 'capability'
-  | 'aborted';
+  | 'aborted'
+  /** The endpoint answered the chain guard's check for another chain (the call itself was not sent). */
+  | 'wrong-chain';
 
 /**
  * What the server may have seen of one attempt (DESIGN §4.2).
@@ -43,6 +45,7 @@ export const FAILURE_CAUSES: readonly FailureCause[] = [
   'invalid-response',
   'capability',
   'aborted',
+  'wrong-chain',
 ];
 
 export const DISPATCH_STATES: readonly DispatchState[] = [

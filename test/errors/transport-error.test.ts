@@ -19,6 +19,7 @@ describe('TransportError', () => {
         "INVALID_RESPONSE",
         "HTTP_ERROR",
         "POOL_CLOSED",
+        "CHAIN_MISMATCH",
       ]
     `);
   });
