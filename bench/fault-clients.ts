@@ -28,11 +28,12 @@ export interface FaultClientFactory {
   create(urls: readonly string[]): Promise<FaultClient>;
 }
 
-function sturdyPool(urls: readonly string[], ids: readonly number[]): HttpTransportPool {
+function sturdyPool(urls: readonly string[], guarded: boolean): HttpTransportPool {
   return new HttpTransportPool({
     // Each port stands for a different provider (on loopback they would share one operator).
-    endpoints: ids.map((i) => ({ id: `e${i}`, url: urls[i]!, operator: `op${i}`, requestTimeoutMs: TIMEOUT_MS })),
+    endpoints: urls.map((url, i) => ({ id: `e${i}`, url, operator: `op${i}`, requestTimeoutMs: TIMEOUT_MS })),
     chain: 'evm',
+    ...(guarded ? { expectedChain: { chainId: EVM_CHAIN_ID } } : {}),
   });
 }
 
@@ -49,23 +50,16 @@ function sturdyClient(pool: HttpTransportPool): FaultClient {
 
 const sturdy: FaultClientFactory = {
   name: 'sturdy-rpc',
-  note: 'defaults (3 retries, reputation, cap), 4 endpoints, no setup step',
-  create: async (urls) => sturdyClient(sturdyPool(urls, urls.map((_, i) => i))),
+  note: `defaults (3 retries, reputation, cap), 4 endpoints, \`expectedChain: { chainId: ${EVM_CHAIN_ID} }\``,
+  create: async (urls) => sturdyClient(sturdyPool(urls, true)),
 };
 
-/** The demo's setup step: ask each endpoint its chain id (pinned), keep those on the expected chain. */
-const sturdyChecked: FaultClientFactory = {
-  name: 'sturdy-rpc + chain check',
-  note: 'startup `getChainId({ endpoint })` per endpoint; keeps the endpoints on chain 1',
+/** Without the chain guard: what the pool alone does against a wrong-chain endpoint. */
+const sturdyUnguarded: FaultClientFactory = {
+  name: 'sturdy-rpc, no chain guard',
+  note: 'the same pool without `expectedChain`',
   scenarios: ['wrong-chain'],
-  create: async (urls) => {
-    const all = urls.map((_, i) => i);
-    const probe = sturdyPool(urls, all);
-    const evm = createEvmClient(probe);
-    const chainIds = await Promise.all(all.map((i) => evm.getChainId({ endpoint: `e${i}` }).catch(() => undefined)));
-    await probe.close();
-    return sturdyClient(sturdyPool(urls, all.filter((i) => chainIds[i] === EVM_CHAIN_ID)));
-  },
+  create: async (urls) => sturdyClient(sturdyPool(urls, false)),
 };
 
 const viemFallback: FaultClientFactory = {
@@ -133,4 +127,4 @@ const web3: FaultClientFactory = {
   },
 };
 
-export const FAULT_CLIENTS: readonly FaultClientFactory[] = [sturdy, sturdyChecked, viemFallback, ethersFallback, web3];
+export const FAULT_CLIENTS: readonly FaultClientFactory[] = [sturdy, sturdyUnguarded, viemFallback, ethersFallback, web3];
