@@ -33,7 +33,7 @@ function sturdyPool(urls: readonly string[], guarded: boolean): HttpTransportPoo
     // Each port stands for a different provider (on loopback they would share one operator).
     endpoints: urls.map((url, i) => ({ id: `e${i}`, url, operator: `op${i}`, requestTimeoutMs: TIMEOUT_MS })),
     chain: 'evm',
-    ...(guarded ? { expectedChain: { chainId: EVM_CHAIN_ID } } : {}),
+    ...(guarded ? { expectedChain: { chainId: EVM_CHAIN_ID }, reconcileSends: true } : {}),
   });
 }
 
@@ -50,15 +50,15 @@ function sturdyClient(pool: HttpTransportPool): FaultClient {
 
 const sturdy: FaultClientFactory = {
   name: 'sturdy-rpc',
-  note: `defaults (3 retries, reputation, cap), 4 endpoints, \`expectedChain: { chainId: ${EVM_CHAIN_ID} }\``,
+  note: `defaults (3 retries, reputation, cap), 4 endpoints, \`expectedChain: { chainId: ${EVM_CHAIN_ID} }\`, \`reconcileSends: true\``,
   create: async (urls) => sturdyClient(sturdyPool(urls, true)),
 };
 
-/** Without the chain guard: what the pool alone does against a wrong-chain endpoint. */
+/** Without the opt-ins: what the pool alone does against a wrong-chain endpoint, and with ambiguous sends. */
 const sturdyUnguarded: FaultClientFactory = {
-  name: 'sturdy-rpc, no chain guard',
-  note: 'the same pool without `expectedChain`',
-  scenarios: ['wrong-chain'],
+  name: 'sturdy-rpc, defaults only',
+  note: 'the same pool without `expectedChain` and `reconcileSends`',
+  scenarios: ['reset', 'wrong-chain'],
   create: async (urls) => sturdyClient(sturdyPool(urls, false)),
 };
 

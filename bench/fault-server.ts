@@ -2,7 +2,7 @@
  * The benchmark JSON-RPC server with per-port faults, run in its own process (started by
  * `startFaultServer()` in fault-control.ts). One process serves several loopback ports;
  * each answers Solana (getSlot, getBalance, getGenesisHash, sendTransaction, …) and EVM
- * (eth_blockNumber, eth_getBalance, eth_chainId, eth_sendRawTransaction, …) calls, with the
+ * (eth_blockNumber, eth_getBalance, eth_chainId, eth_sendRawTransaction, eth_getTransactionByHash, …) calls, with the
  * fault its configuration names. Every send it processes is recorded, so the harness can
  * count duplicate sends as the servers saw them.
  *
@@ -65,6 +65,19 @@ function answer(method: string, params: readonly unknown[], wrong: boolean): Ans
       }
       record(`evm:${hash}`);
       return { result: hash };
+    }
+    case 'eth_getTransactionByHash': {
+      // A transaction any of our nodes processed is known to the network (on the right chain).
+      const hash = params[0];
+      if (typeof hash !== 'string') return invalidParams;
+      return { result: !wrong && ledger.has(`evm:${hash}`) ? { hash, blockHash: null, blockNumber: null } : null };
+    }
+    case 'getSignatureStatuses': {
+      const signatures = params[0];
+      if (!Array.isArray(signatures)) return invalidParams;
+      const status = { slot: model.SLOT, confirmations: 0, err: null, confirmationStatus: 'processed' };
+      const value = signatures.map((signature) => (!wrong && ledger.has(`sol:${String(signature)}`) ? status : null));
+      return { result: { context: { slot: wrong ? model.WRONG_SLOT : model.SLOT }, value } };
     }
     case 'getSlot':
       return { result: wrong ? model.WRONG_SLOT : model.SLOT };

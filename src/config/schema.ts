@@ -70,6 +70,11 @@ export const poolConfigSchema = z
     retry: retrySettingsSchema.optional(),
     concentration: z.object({ maxOperatorShare: z.number().finite('must be finite').optional() }).strict().optional(),
     reputation: z.union([z.literal(false), z.record(z.string(), z.unknown())]).optional(),
+    reconcileSends: z
+      .union([z.boolean(), z.object({ windowMs: positive().optional(), intervalMs: positive().optional() }).strict()], {
+        error: 'must be a boolean or { windowMs?, intervalMs? }',
+      })
+      .optional(),
     expectedChain: z
       .object({
         genesisHash: z.string({ error: 'must be a string' }).optional(),

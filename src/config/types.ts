@@ -83,6 +83,15 @@ export interface HttpTransportPoolOptions {
   readonly reputation?: false | Readonly<Record<string, unknown>>;
   /** Chain profile for latency scoring. @default 'generic' */
   readonly chain?: 'solana' | 'evm' | 'generic';
+  /**
+   * After a send ends ambiguous (it may have reached a node, so it is never sent again),
+   * look its transaction up — Solana `getSignatureStatuses`, EVM `eth_getTransactionByHash`
+   * — every `intervalMs` for at most `windowMs` (never past the call's deadline). Found:
+   * the call resolves with the signature / hash, as the node would have answered. Not
+   * found: `AMBIGUOUS_DISPATCH` as without it. `true` = `{ windowMs: 3000, intervalMs: 500 }`.
+   * @default false
+   */
+  readonly reconcileSends?: boolean | { readonly windowMs?: number; readonly intervalMs?: number };
   /** Check each endpoint's chain before its first call; an endpoint on another chain is excluded. @default no check */
   readonly expectedChain?: ExpectedChain;
   /** Classify custom methods, or reclassify standard ones. Unknown methods are `never-after-dispatch`. */

@@ -26,7 +26,14 @@ export interface TransportErrorContextByCode {
   ABORTED: Record<string, never>;
   RATE_LIMITED: { readonly retryAfterMs?: number };
   RETRIES_EXHAUSTED: { readonly lastCause: FailureCause | undefined };
-  AMBIGUOUS_DISPATCH: { readonly signature?: string };
+  AMBIGUOUS_DISPATCH: {
+    /** Solana: the transaction's signature (its id), read from the wire bytes. */
+    readonly signature?: string;
+    /** EVM: the transaction's hash, keccak-256 of the signed bytes. */
+    readonly transactionHash?: string;
+    /** With `reconcileSends`: how many lookups ran without finding the transaction. */
+    readonly lookups?: number;
+  };
   RPC_ERROR: { readonly rpcCode: number; readonly rpcMessage: string; readonly rpcData?: unknown };
   INVALID_RESPONSE: { readonly reason: string };
   HTTP_ERROR: { readonly status: number };

@@ -1,11 +1,13 @@
+import { keccak_256 } from '@noble/hashes/sha3';
+import { bytesToHex, hexToBytes } from '@noble/hashes/utils';
 import { base58, base64 } from '@scure/base';
 
 /**
- * Reading the transaction id (signature) of a Solana wire transaction.
+ * Reading the transaction id of a send from its params: the signature of a Solana wire
+ * transaction, the hash of a signed EVM transaction.
  *
- * This module is chain-specific but lives in `jsonrpc/` because the pool attaches the
- * signature to `AMBIGUOUS_DISPATCH` errors of `sendTransaction`, so the caller can reconcile
- * with `getSignatureStatuses` without re-deriving it.
+ * This module is chain-specific but lives in `jsonrpc/` because the pool attaches the id
+ * to `AMBIGUOUS_DISPATCH` errors, and looks it up when `reconcileSends` is on.
  *
  * Wire layout: a compact-u16 signature count, `count` signatures of 64 bytes, then the
  * message. The transaction id is the base58 of the first signature.
@@ -95,4 +97,17 @@ export function solanaSignatureFromSendParams(params: readonly unknown[]): strin
   }
   if (encoding !== 'base64' && encoding !== 'base58') return undefined;
   return solanaSignatureFromWire(encoded, encoding);
+}
+
+const RAW_TRANSACTION_HEX = /^0x(?:[0-9a-fA-F]{2})+$/;
+
+/**
+ * The transaction hash of an `eth_sendRawTransaction` call from its params (`[rawTx]`):
+ * keccak-256 of the signed transaction bytes, as `0x` + 64 lowercase hex digits — what a
+ * node answers. `undefined` when the param is not an even-length `0x` hex string.
+ */
+export function evmTransactionHashFromSendParams(params: readonly unknown[]): string | undefined {
+  const raw = params[0];
+  if (typeof raw !== 'string' || !RAW_TRANSACTION_HEX.test(raw)) return undefined;
+  return `0x${bytesToHex(keccak_256(hexToBytes(raw.slice(2))))}`;
 }

@@ -1,7 +1,7 @@
 import { TransportError, type AttemptRecord } from '../errors/transport-error.js';
 import type { TransportErrorCode } from '../errors/codes.js';
 import type { ClassifiedFailure } from '../http/outcome.js';
-import { solanaSignatureFromSendParams } from '../jsonrpc/transaction-id.js';
+import { evmTransactionHashFromSendParams, solanaSignatureFromSendParams } from '../jsonrpc/transaction-id.js';
 import type { RetryClass } from '../retry/causes.js';
 import type { RetryStopReason } from '../retry/evaluate.js';
 
@@ -29,19 +29,26 @@ function summary(attempts: readonly AttemptRecord[]): string {
   return ` [attempts: ${parts.join(', ')}]`;
 }
 
-/** The sent transaction's id, for reconciliation after an ambiguous send. */
-function signatureOf(call: FailedCall): string | undefined {
-  return call.method === 'sendTransaction' ? solanaSignatureFromSendParams(call.params) : undefined;
+/** The sent transaction's id and how to look it up, for reconciliation after an ambiguous send. */
+function transactionIdOf(call: FailedCall): { readonly context: TransportError<'AMBIGUOUS_DISPATCH'>['context']; readonly hint: string } {
+  if (call.method === 'sendTransaction') {
+    const signature = solanaSignatureFromSendParams(call.params);
+    if (signature !== undefined) return { context: { signature }, hint: ` Reconcile with getSignatureStatuses for signature ${signature}.` };
+  } else if (call.method === 'eth_sendRawTransaction') {
+    const transactionHash = evmTransactionHashFromSendParams(call.params);
+    if (transactionHash !== undefined) return { context: { transactionHash }, hint: ` Reconcile with eth_getTransactionByHash for ${transactionHash}.` };
+  }
+  return { context: {}, hint: '' };
 }
 
 /** An ambiguous send: it may have reached a node, so it was not sent again. */
-function ambiguous(call: FailedCall, endpointId: string | undefined, cause: unknown, why: string): TransportError<'AMBIGUOUS_DISPATCH'> {
-  const signature = signatureOf(call);
-  const reconcile = signature === undefined ? '' : ` Reconcile with getSignatureStatuses for signature ${signature}.`;
+function ambiguous(call: FailedCall, endpointId: string | undefined, cause: unknown, why: string, lookups?: number): TransportError<'AMBIGUOUS_DISPATCH'> {
+  const { context, hint } = transactionIdOf(call);
+  const looked = lookups === undefined ? '' : ` ${lookups} lookup(s) did not find it yet.`;
   return new TransportError(
     'AMBIGUOUS_DISPATCH',
-    `${call.method} may have reached endpoint '${endpointId ?? 'unknown'}' (${why}); it was not sent again.${reconcile}${summary(call.attempts)}`,
-    { context: signature === undefined ? {} : { signature }, method: call.method, endpointId, attempts: call.attempts, cause },
+    `${call.method} may have reached endpoint '${endpointId ?? 'unknown'}' (${why}); it was not sent again.${looked}${hint}${summary(call.attempts)}`,
+    { context: lookups === undefined ? context : { ...context, lookups }, method: call.method, endpointId, attempts: call.attempts, cause },
   );
 }
 
@@ -100,6 +107,7 @@ export function finalError(
   call: FailedCall,
   endpointId: string,
   timeoutMs: number,
+  lookups?: number,
 ): TransportError {
   const rpcError = nodeError(failure, call, endpointId);
   const common = { method: call.method, endpointId, attempts: call.attempts };
@@ -108,7 +116,7 @@ export function finalError(
   const make = <C extends TransportErrorCode>(code: C, message: string, context: TransportError<C>['context']) =>
     new TransportError(code, `${message}${summary(call.attempts)}`, { ...common, context, cause } as never);
 
-  if (reason === 'ambiguous-dispatch') return ambiguous(call, endpointId, failure.transportError, failure.detail);
+  if (reason === 'ambiguous-dispatch') return ambiguous(call, endpointId, failure.transportError, failure.detail, lookups);
   if (reason === 'deadline' || (failure.cause === 'timeout' && reason !== 'budget-exhausted')) {
     return make('DEADLINE_EXCEEDED', `${call.method} did not complete within ${Math.round(timeoutMs)} ms`, { timeoutMs });
   }

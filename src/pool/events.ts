@@ -73,6 +73,15 @@ export interface ChainEvent extends EventBase {
   readonly reported?: string;
 }
 
+export interface ReconcileEvent extends EventBase {
+  /** The endpoint the ambiguous send went to last. */
+  readonly endpointId: string;
+  readonly method: string;
+  /** True when a lookup found the transaction: the call resolved with its id. */
+  readonly found: boolean;
+  readonly lookups: number;
+}
+
 export interface PoolEventMap {
   attempt: AttemptEvent;
   success: SuccessEvent;
@@ -83,6 +92,7 @@ export interface PoolEventMap {
   reshape: ReshapeEvent;
   reputation: ReputationEvent;
   chain: ChainEvent;
+  reconcile: ReconcileEvent;
 }
 
 export type PoolEventName = keyof PoolEventMap;

@@ -17,6 +17,7 @@ import { classifyMethod } from '../jsonrpc/method-table.js';
 import type { FailureCause, RequestKind, RetryClass } from '../retry/causes.js';
 import type { TransportRetrySettings } from '../retry/evaluate.js';
 import { abortedError, Admission, type KindGroup } from './admission.js';
+import { DEFAULT_RECONCILE, type ReconcileSettings } from './reconcile.js';
 import { ChainGuard, chainChecksOf, describeExpectedChain } from './chain-guard.js';
 import { PoolEvents, type PoolEventListener, type PoolEventName } from './events.js';
 import { PoolHealth } from './pool-health.js';
@@ -49,6 +50,8 @@ export interface PoolInternals {
   readonly events: PoolEvents;
   readonly retry: TransportRetrySettings;
   readonly maxResponseBytes: number;
+  /** `reconcileSends`, resolved; undefined when off. */
+  readonly reconcile: ReconcileSettings | undefined;
   /** The `expectedChain` check; undefined without one. */
   readonly chainGuard: ChainGuard | undefined;
   readonly redact: (text: string) => string;
@@ -119,6 +122,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       },
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       chainGuard,
+      reconcile: reconcileSettingsOf(options.reconcileSends),
       redact: createRedactor(fragments),
       inFlightAttempts: new Set(),
       closedError: () => pool.#closedError,
@@ -281,4 +285,10 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     if (rateLimited) this.#events.emit('rate-limited', { atMs: now, endpointId: role.endpointId, kind, providerDelayMs, cooldownMs });
     if (before !== 'rate-limited') this.#events.emit('cooldown', { atMs: now, endpointId: role.endpointId, kind, phase: 'start', durationMs: cooldownMs });
   }
+}
+
+function reconcileSettingsOf(option: HttpTransportPoolOptions['reconcileSends']): ReconcileSettings | undefined {
+  if (option === undefined || option === false) return undefined;
+  if (option === true) return DEFAULT_RECONCILE;
+  return { windowMs: option.windowMs ?? DEFAULT_RECONCILE.windowMs, intervalMs: option.intervalMs ?? DEFAULT_RECONCILE.intervalMs };
 }

@@ -4,6 +4,7 @@ import { classifyOutcome } from '../http/classify.js';
 import type { ExecutorTarget, RawOutcome } from '../http/executor.js';
 import type { TimerHandle } from '../clock.js';
 import type { ChainCheck } from './chain-guard.js';
+import { lookUpSend, sendLookupOf } from './reconcile.js';
 import type { AbortReason, ClassifiedFailure, ClassifiedOutcome } from '../http/outcome.js';
 import { createRequestBody } from '../jsonrpc/envelope.js';
 import { evaluateTransportRetry } from '../retry/evaluate.js';
@@ -104,7 +105,11 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
       remainingMs: deadlineMs - clock.now(),
       random: pool.random,
     });
-    if (!decision.retry) throw finalError(decision.reason, failure, call, permit.endpointId, deadlineMs - startedAt);
+    if (!decision.retry) {
+      const reconciled = decision.reason === 'ambiguous-dispatch' ? await reconcile(pool, call, permit.endpointId, deadlineMs, signal) : undefined;
+      if (reconciled?.found) return reconciled.transactionId;
+      throw finalError(decision.reason, failure, call, permit.endpointId, deadlineMs - startedAt, reconciled?.lookups);
+    }
     (failed ??= new Set()).add(permit.endpointId);
     // Failing over to another endpoint is immediate; an endpoint that already failed this
     // call is used again only after the backoff, and only when no other can admit.
@@ -223,6 +228,25 @@ async function callExchange(pool: PoolInternals, control: AttemptControl, endpoi
   }
   const answer = await exchange(pool, control, call.method, call.body, call.retryClass === 'never-after-dispatch');
   return { ...answer, recorded: true };
+}
+
+/**
+ * `reconcileSends`: looks an ambiguous send up with reads through the pool. Undefined when
+ * off, or when the method or its params cannot be looked up.
+ */
+async function reconcile(
+  pool: PoolInternals,
+  call: CallContext,
+  endpointId: string,
+  deadlineMs: number,
+  signal: AbortSignal | undefined,
+): Promise<{ readonly found: boolean; readonly lookups: number; readonly transactionId: string } | undefined> {
+  const lookup = pool.reconcile && sendLookupOf(call.method, call.params);
+  if (!lookup) return undefined;
+  const read = (timeoutMs: number) => runRequest(pool, lookup.method, lookup.params, { timeoutMs, signal });
+  const { found, lookups } = await lookUpSend(lookup, read, pool.clock, pool.reconcile!, deadlineMs, signal);
+  pool.events.emit('reconcile', { atMs: pool.clock.now(), endpointId, method: call.method, found, lookups });
+  return { found, lookups, transactionId: lookup.transactionId };
 }
 
 /** Runs one attempt on `permit`, records its outcome and releases the permit. */

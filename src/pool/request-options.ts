@@ -4,15 +4,15 @@ import type { RequestKind, RetryClass } from '../retry/causes.js';
 /** Options of one `pool.request(...)` call. */
 export interface RequestOptions {
   /** Deadline for the whole call (admission, every attempt and backoff), in ms. @default the smallest `requestTimeoutMs` among compatible roles */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /** Cancels the call; the error is `ABORTED`. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /** Pin the call to one endpoint id (never filtered away by reputation or the cap). */
-  readonly endpoint?: string;
+  readonly endpoint?: string | undefined;
   /** Override the request kind from the method table. */
-  readonly kind?: RequestKind;
+  readonly kind?: RequestKind | undefined;
   /** Override the retry class from the method table. */
-  readonly retryClass?: RetryClass;
+  readonly retryClass?: RetryClass | undefined;
 }
 
 /**

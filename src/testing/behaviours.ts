@@ -89,8 +89,9 @@ export interface HangBehaviour extends BehaviourTrigger {
 
 /**
  * Claims another chain: Solana `getGenesisHash` answers `solanaGenesisHash`; EVM
- * `eth_getBlockByNumber` for block `0x0` answers a block whose `hash` is `evmGenesisHash`.
- * Other methods are unaffected. Works without a fixture for those methods.
+ * `eth_getBlockByNumber` for block `0x0` answers a block whose `hash` is `evmGenesisHash`;
+ * EVM `eth_chainId` answers `evmChainId` when it is set. Other methods are unaffected.
+ * Works without a fixture for those methods.
  */
 export interface WrongGenesisBehaviour extends BehaviourTrigger {
   readonly type: 'wrong-genesis';
@@ -98,6 +99,12 @@ export interface WrongGenesisBehaviour extends BehaviourTrigger {
   readonly solanaGenesisHash?: string;
   /** @default `0xc56b…e07b`, the genesis hash of `anvil --timestamp 1700000000` */
   readonly evmGenesisHash?: string;
+  /**
+   * The chain id `eth_chainId` claims, answered as a hex quantity (`31337` → `"0x7a69"`),
+   * even without an `eth_chainId` fixture. An integer in [0, 2^53 − 1].
+   * @default unset: `eth_chainId` is answered normally (from its fixture)
+   */
+  readonly evmChainId?: number;
 }
 
 /**
@@ -179,6 +186,9 @@ function assertValid(behaviour: FixtureServerBehaviour): void {
     fail('keepRatio must be in [0, 1)');
   }
   if (behaviour.type === 'lag' && !(Number.isInteger(behaviour.slots) && behaviour.slots >= 0)) fail('slots must be an integer ≥ 0');
+  if (behaviour.type === 'wrong-genesis' && behaviour.evmChainId !== undefined && !(Number.isSafeInteger(behaviour.evmChainId) && behaviour.evmChainId >= 0)) {
+    fail('evmChainId must be an integer in [0, 2^53 − 1]');
+  }
 }
 
 /** Decides which behaviours apply to each request; state lives here so `reset()` can clear it. */

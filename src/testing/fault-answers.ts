@@ -1,6 +1,6 @@
 /**
  * The bodies and rewrites behind the fixture server's behaviours: 429 and 5xx answers,
- * HTML pages, truncation, a different genesis hash and lagging slots.
+ * HTML pages, truncation, a different genesis hash or chain id and lagging slots.
  */
 import type { Clock } from '../clock.js';
 import { parseJsonExact, stringifyJson } from '../jsonrpc/exact-json.js';
@@ -118,6 +118,9 @@ function wrongGenesis(call: JsonRpcCall, answer: ReplayAnswer, behaviour: WrongG
     }
     const block = { number: '0x0', hash, parentHash: `0x${'0'.repeat(64)}` };
     return jsonAnswer(resultBody(call.id, stringifyJson(block)));
+  }
+  if (call.method === 'eth_chainId' && behaviour.evmChainId !== undefined) {
+    return jsonAnswer(resultBody(call.id, stringifyJson(`0x${behaviour.evmChainId.toString(16)}`)));
   }
   return answer;
 }
