@@ -85,3 +85,67 @@ export function sleep(clock: Clock, delayMs: number, signal?: AbortSignal): Prom
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/** An entry of a {@link TimerQueue}: due at `dueMs` on the queue's clock. */
+export interface QueuedTimer {
+  dueMs: number;
+  fire(): void;
+}
+
+/**
+ * Many timers that almost never fire (one per attempt in flight) over a single clock
+ * timer, armed for the earliest entry. Adding an entry due after the armed instant and
+ * removing any entry cost a Set operation, where a timer per attempt costs a
+ * `setTimeout`/`clearTimeout` pair and five allocations. When the armed entry is removed,
+ * the clock timer stays armed: it fires at that stale instant, finds nothing due and
+ * re-arms for the earliest live entry. It is cancelled as soon as the queue is empty, so
+ * an idle pool holds no timer.
+ */
+export class TimerQueue {
+  readonly #clock: Clock;
+  readonly #entries = new Set<QueuedTimer>();
+  #armed: TimerHandle | undefined;
+  #armedAtMs = Number.POSITIVE_INFINITY;
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  /** Schedules `entry` to fire `delayMs` from now (once; `remove` before that cancels it). */
+  add(entry: QueuedTimer, delayMs: number): void {
+    entry.dueMs = this.#clock.now() + Math.max(0, delayMs);
+    this.#entries.add(entry);
+    if (entry.dueMs < this.#armedAtMs) this.#arm(entry.dueMs);
+  }
+
+  remove(entry: QueuedTimer): void {
+    if (this.#entries.delete(entry) && this.#entries.size === 0) {
+      this.#armed?.cancel();
+      this.#armed = undefined;
+      this.#armedAtMs = Number.POSITIVE_INFINITY;
+    }
+  }
+
+  #arm(atMs: number): void {
+    this.#armed?.cancel();
+    this.#armedAtMs = atMs;
+    this.#armed = this.#clock.setTimer(() => this.#fire(), atMs - this.#clock.now());
+  }
+
+  #fire(): void {
+    this.#armed = undefined;
+    this.#armedAtMs = Number.POSITIVE_INFINITY;
+    const now = this.#clock.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const entry of [...this.#entries]) {
+      if (entry.dueMs <= now) {
+        this.#entries.delete(entry);
+        entry.fire();
+      } else if (entry.dueMs < next) {
+        next = entry.dueMs;
+      }
+    }
+    // A callback may have added an earlier entry (and armed for it) or emptied the queue.
+    if (this.#entries.size > 0 && next < this.#armedAtMs) this.#arm(next);
+  }
+}

@@ -1,5 +1,5 @@
 import { RoleState } from '../admission/role-state.js';
-import { systemClock, systemRandom, type Clock, type Random } from '../clock.js';
+import { systemClock, systemRandom, TimerQueue, type Clock, type Random } from '../clock.js';
 import {
   DEFAULT_MAX_OPERATOR_SHARE,
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -55,8 +55,10 @@ export interface PoolInternals {
   /** The `expectedChain` check; undefined without one. */
   readonly chainGuard: ChainGuard | undefined;
   readonly redact: (text: string) => string;
-  /** Cancels each attempt in flight (pool.close()). */
-  readonly inFlightAttempts: Set<() => void>;
+  /** Each attempt in flight, for pool.close() to cancel. */
+  readonly inFlightAttempts: Set<{ abortByCaller(): void }>;
+  /** One clock timer for every attempt's time limit. */
+  readonly attemptTimers: TimerQueue;
   /** The POOL_CLOSED error once the pool is closed. */
   closedError(): TransportError<'POOL_CLOSED'> | undefined;
   nextId(): number;
@@ -125,6 +127,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       reconcile: reconcileSettingsOf(options.reconcileSends),
       redact: createRedactor(fragments),
       inFlightAttempts: new Set(),
+      attemptTimers: new TimerQueue(this.#clock),
       closedError: () => pool.#closedError,
       nextId: () => (id = id >= Number.MAX_SAFE_INTEGER ? 1 : id + 1),
       acquire: (kind, acquireOptions, avoid) => pool.#acquire(kind, acquireOptions, avoid),
@@ -176,7 +179,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     const closedError = () => new TransportError('POOL_CLOSED', 'The pool was closed', { context: {} });
     this.#closedError = closedError();
     for (const group of this.#groups.values()) this.#admission.rejectAll(group, closedError);
-    for (const cancel of [...this.#internals.inFlightAttempts]) cancel();
+    for (const attempt of [...this.#internals.inFlightAttempts]) attempt.abortByCaller();
     this.#closing = this.#internals.executor.close();
     return this.#closing;
   }

@@ -2,8 +2,9 @@ import { TransportError, type AttemptRecord } from '../errors/transport-error.js
 import { AttemptAbort } from '../http/attempt-abort.js';
 import { classifyOutcome } from '../http/classify.js';
 import type { ExecutorTarget, RawOutcome } from '../http/executor.js';
-import type { TimerHandle } from '../clock.js';
-import type { ChainCheck } from './chain-guard.js';
+import type { RoleState } from '../admission/role-state.js';
+import type { QueuedTimer } from '../clock.js';
+import type { ChainCheck, ChainGuard } from './chain-guard.js';
 import { lookUpSend, sendLookupOf } from './reconcile.js';
 import type { AbortReason, ClassifiedFailure, ClassifiedOutcome } from '../http/outcome.js';
 import { createRequestBody } from '../jsonrpc/envelope.js';
@@ -118,23 +119,82 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
 }
 
 /**
- * One request/response on the attempt's endpoint, classified. Never throws: a custom
- * executor that throws or returns a malformed outcome gives an ambiguous failure.
+ * One attempt in flight: its cancellation (the caller's signal, pool.close(), its timer)
+ * and what its exchange left behind. It is its own entry in the pool's attempt-timer
+ * queue, so an attempt arms no clock timer of its own.
+ */
+class AttemptControl implements QueuedTimer {
+  readonly cancellation = new AttemptAbort();
+  readonly target: ExecutorTarget;
+  abortReason: AbortReason | undefined;
+  dueMs = 0;
+  /** The raw outcome behind the call's outcome; undefined when nothing was sent for the call (the chain guard stopped it). */
+  raw: RawOutcome | undefined;
+  /** False when the outcome says nothing new about the endpoint (another call's check failed it, or it is on another chain). */
+  recorded = true;
+  readonly #pool: PoolInternals;
+  readonly #callerSignal: AbortSignal | undefined;
+  readonly #timeoutReason: AbortReason;
+  readonly #onCallerAbort: (() => void) | undefined;
+
+  constructor(pool: PoolInternals, role: RoleState, deadlineMs: number, startedMs: number, callerSignal: AbortSignal | undefined) {
+    this.#pool = pool;
+    this.target = role.target;
+    this.#callerSignal = callerSignal;
+    if (callerSignal !== undefined) {
+      this.#onCallerAbort = () => this.abortByCaller();
+      callerSignal.addEventListener('abort', this.#onCallerAbort, { once: true });
+      if (callerSignal.aborted) this.abortByCaller();
+    }
+    pool.inFlightAttempts.add(this);
+    const roleTimeoutMs = role.settings.requestTimeoutMs;
+    const untilDeadline = deadlineMs - startedMs;
+    this.#timeoutReason = untilDeadline <= roleTimeoutMs ? 'deadline' : 'attempt-timeout';
+    pool.attemptTimers.add(this, Math.min(roleTimeoutMs, untilDeadline));
+  }
+
+  /** The attempt's time is up: the call's deadline, or the role's `requestTimeoutMs`. */
+  fire(): void {
+    this.#abort(this.#timeoutReason);
+  }
+
+  /** The caller's signal or pool.close(). */
+  abortByCaller(): void {
+    this.#abort('caller');
+  }
+
+  #abort(reason: AbortReason): void {
+    if (this.abortReason !== undefined) return;
+    this.abortReason = reason;
+    this.cancellation.abort();
+  }
+
+  finish(): void {
+    this.#pool.attemptTimers.remove(this);
+    if (this.#onCallerAbort !== undefined) this.#callerSignal?.removeEventListener('abort', this.#onCallerAbort);
+    this.#pool.inFlightAttempts.delete(this);
+  }
+}
+
+/**
+ * One request/response on the attempt's endpoint, classified; the raw outcome is left on
+ * `control`. Never throws: a custom executor that throws or returns a malformed outcome
+ * gives an ambiguous failure.
  */
 async function exchange(
   pool: PoolInternals,
-  attempt: AttemptControl,
+  control: AttemptControl,
   method: string,
   body: (id: number) => string,
   avoidStaleSockets: boolean,
-): Promise<Exchanged> {
+): Promise<ClassifiedOutcome> {
   const { clock } = pool;
   const id = pool.nextId();
-  const cancellation = attempt.cancellation;
+  const cancellation = control.cancellation;
   let raw: RawOutcome;
   try {
     raw = await pool.executor.execute({
-      target: attempt.target,
+      target: control.target,
       body: body(id),
       get signal() {
         return cancellation.signal;
@@ -145,89 +205,45 @@ async function exchange(
     });
   } catch (error) {
     // A custom executor broke its contract by throwing; treat it as an ambiguous failure.
-    raw = { type: 'error', kind: attempt.abortReason === undefined ? 'other' : 'aborted', dispatched: true, error };
+    raw = { type: 'error', kind: control.abortReason === undefined ? 'other' : 'aborted', dispatched: true, error };
   }
+  control.raw = raw;
   const context = {
     method,
     id,
-    abortReason: attempt.abortReason,
+    abortReason: control.abortReason,
     // Read only when a Retry-After HTTP-date needs it.
     get wallNowMs() {
       return clock.wallNow();
     },
   };
   try {
-    return { raw, outcome: classifyOutcome(raw, context) };
+    return classifyOutcome(raw, context);
   } catch (error) {
     // A custom executor returned a malformed outcome: an ambiguous failure, like a throw.
-    return { raw, outcome: classifyOutcome({ type: 'error', kind: 'other', dispatched: true, error }, context) };
+    return classifyOutcome({ type: 'error', kind: 'other', dispatched: true, error }, context);
   }
 }
 
-interface Exchanged {
-  /** Undefined when nothing was sent for the call (the chain guard stopped it). */
-  readonly raw: RawOutcome | undefined;
-  readonly outcome: ClassifiedOutcome;
-}
-
-/** The cancellation of one attempt: the caller's signal, pool.close() and the attempt's timer. */
-class AttemptControl {
-  readonly cancellation = new AttemptAbort();
-  readonly target: ExecutorTarget;
-  abortReason: AbortReason | undefined;
-  readonly #pool: PoolInternals;
-  readonly #callerSignal: AbortSignal | undefined;
-  readonly #timer: TimerHandle;
-  readonly #onCallAbort = () => this.#abort('caller');
-
-  constructor(pool: PoolInternals, permit: HttpRequestPermit, startedMs: number, callerSignal: AbortSignal | undefined) {
-    this.#pool = pool;
-    this.#callerSignal = callerSignal;
-    const role = permitRole(permit);
-    this.target = role.target;
-    // pool.close() and the caller's signal both cancel the attempt as 'caller'.
-    callerSignal?.addEventListener('abort', this.#onCallAbort, { once: true });
-    if (callerSignal?.aborted) this.#onCallAbort();
-    pool.inFlightAttempts.add(this.#onCallAbort);
-    const roleTimeoutMs = role.settings.requestTimeoutMs;
-    const untilDeadline = permit.deadlineMs - startedMs;
-    this.#timer = pool.clock.setTimer(
-      () => this.#abort(untilDeadline <= roleTimeoutMs ? 'deadline' : 'attempt-timeout'),
-      Math.min(roleTimeoutMs, untilDeadline),
-    );
-  }
-
-  #abort(reason: AbortReason): void {
-    if (this.abortReason !== undefined) return;
-    this.abortReason = reason;
-    this.cancellation.abort();
-  }
-
-  finish(): void {
-    this.#timer.cancel();
-    this.#callerSignal?.removeEventListener('abort', this.#onCallAbort);
-    this.#pool.inFlightAttempts.delete(this.#onCallAbort);
-  }
-}
-
-/**
- * The call's exchange on the attempt's endpoint, after the chain guard's check when the
- * endpoint is not verified yet. `recorded` is false when the outcome says nothing new about
- * the endpoint (another call's check failed it, or it is on another chain).
- */
-async function callExchange(pool: PoolInternals, control: AttemptControl, endpointId: string, call: CallContext): Promise<Exchanged & { readonly recorded: boolean }> {
+/** The call's exchange on the attempt's endpoint; through the chain guard while the endpoint is not verified. */
+function callExchange(pool: PoolInternals, control: AttemptControl, endpointId: string, call: CallContext): Promise<ClassifiedOutcome> {
   const guard = pool.chainGuard;
-  if (guard !== undefined && guard.pending(endpointId)) {
-    const ask = (check: ChainCheck) => exchange(pool, control, check.method, check.body, false).then((answer) => answer.outcome);
-    const verdict = await guard.verify(endpointId, ask, control.cancellation);
-    if (verdict.type === 'failed') return { raw: undefined, outcome: verdict.failure, recorded: verdict.ran && verdict.failure.cause !== 'wrong-chain' };
-    if (verdict.type === 'cancelled') {
-      const outcome = classifyOutcome({ type: 'error', kind: 'aborted', dispatched: false }, { method: call.method, id: 0, abortReason: control.abortReason, wallNowMs: 0 });
-      return { raw: undefined, outcome, recorded: false };
-    }
+  if (guard !== undefined && guard.pending(endpointId)) return guardedExchange(pool, guard, control, endpointId, call);
+  return exchange(pool, control, call.method, call.body, call.retryClass === 'never-after-dispatch');
+}
+
+async function guardedExchange(pool: PoolInternals, guard: ChainGuard, control: AttemptControl, endpointId: string, call: CallContext): Promise<ClassifiedOutcome> {
+  const ask = (check: ChainCheck) => exchange(pool, control, check.method, check.body, false);
+  const verdict = await guard.verify(endpointId, ask, control.cancellation);
+  if (verdict.type === 'verified') return exchange(pool, control, call.method, call.body, call.retryClass === 'never-after-dispatch');
+  control.raw = undefined;
+  if (verdict.type === 'failed') {
+    control.recorded = verdict.ran && verdict.failure.cause !== 'wrong-chain';
+    return verdict.failure;
   }
-  const answer = await exchange(pool, control, call.method, call.body, call.retryClass === 'never-after-dispatch');
-  return { ...answer, recorded: true };
+  // Cancelled while another call's check was in flight: nothing was sent for this call.
+  control.recorded = false;
+  return classifyOutcome({ type: 'error', kind: 'aborted', dispatched: false }, { method: call.method, id: 0, abortReason: control.abortReason, wallNowMs: 0 });
 }
 
 /**
@@ -249,6 +265,11 @@ async function reconcile(
   return { found, lookups, transactionId: lookup.transactionId };
 }
 
+/** Event fields shared by an attempt's events (built only when someone listens). */
+function eventBase(permit: HttpRequestPermit, call: CallContext, attempt: number, atMs: number) {
+  return { atMs, endpointId: permit.endpointId, kind: call.kind, method: call.method, attempt };
+}
+
 /** Runs one attempt on `permit`, records its outcome and releases the permit. */
 async function runAttempt(
   pool: PoolInternals,
@@ -258,28 +279,25 @@ async function runAttempt(
   callerSignal: AbortSignal | undefined,
 ): Promise<AttemptResult> {
   const { clock, events } = pool;
-  // Event payloads are built only when someone listens (the hot path allocates nothing for them).
-  const base = (atMs: number) => ({ atMs, endpointId: permit.endpointId, kind: call.kind, method: call.method, attempt });
   const started = clock.now();
-  if (events.has('attempt')) events.emit('attempt', base(started));
-  const control = new AttemptControl(pool, permit, started, callerSignal);
-  let answer: Exchanged & { readonly recorded: boolean };
+  if (events.has('attempt')) events.emit('attempt', eventBase(permit, call, attempt, started));
+  const control = new AttemptControl(pool, permitRole(permit), permit.deadlineMs, started, callerSignal);
+  let outcome: ClassifiedOutcome;
   try {
-    answer = await callExchange(pool, control, permit.endpointId, call);
+    outcome = await callExchange(pool, control, permit.endpointId, call);
   } finally {
     control.finish();
   }
   const latencyMs = clock.now() - started;
   try {
-    const { outcome, raw } = answer;
     if (outcome.ok) {
       permit.recordSuccess(latencyMs);
-      if (events.has('success')) events.emit('success', { ...base(clock.now()), latencyMs });
+      if (events.has('success')) events.emit('success', { ...eventBase(permit, call, attempt, clock.now()), latencyMs });
       return outcome;
     }
     // An outcome that says nothing new about the endpoint moves neither its counters nor its reputation.
-    if (answer.recorded && outcome.cause === 'rate-limited') permit.recordRateLimited(outcome.providerDelayMs);
-    else if (answer.recorded) permit.recordFailure(outcome.cause, outcome);
+    if (control.recorded && outcome.cause === 'rate-limited') permit.recordRateLimited(outcome.providerDelayMs);
+    else if (control.recorded) permit.recordFailure(outcome.cause, outcome);
     call.attempts.push({
       endpointId: permit.endpointId,
       cause: outcome.cause,
@@ -290,7 +308,7 @@ async function runAttempt(
     });
     if (events.has('failure')) {
       events.emit('failure', {
-        ...base(clock.now()),
+        ...eventBase(permit, call, attempt, clock.now()),
         cause: outcome.cause,
         dispatch: outcome.dispatch,
         status: outcome.status,
@@ -299,7 +317,7 @@ async function runAttempt(
         detail: outcome.detail,
       });
     }
-    return { ...outcome, transportError: raw === undefined ? undefined : transportErrorOf(raw) };
+    return { ...outcome, transportError: control.raw === undefined ? undefined : transportErrorOf(control.raw) };
   } finally {
     permit.release();
   }
