@@ -43,6 +43,8 @@ export class RoleState {
   benchedUntilMs = 0;
   /** Next instant at which the cached band/bench may change by time alone (cooldown end, recovery). */
   healthRefreshAtMs = 0;
+  /** True until the pool's chain guard has verified the endpoint: admission skips the role meanwhile. */
+  chainPending = false;
   /** Out of the pool for good (its endpoint is on another chain): kept in band {@link DISABLED_BAND}, which admission never walks. */
   disabled = false;
 

@@ -3,7 +3,7 @@ import { createSeededRandom, systemClock, type Random } from '../clock.js';
 import { isTransportError } from '../errors/transport-error.js';
 import { HttpTransportPool } from '../pool/http-transport-pool.js';
 import { createSolanaClient } from '../solana/client.js';
-import { solanaClusterOf } from '../solana/clusters.js';
+import { SOLANA_GENESIS_HASHES } from '../solana/clusters.js';
 import { startDemoNode, type DemoFault, type DemoNode, type SendLedger } from './demo-nodes.js';
 
 export interface DemoOptions {
@@ -60,12 +60,6 @@ function wireTransaction(random: Random): string {
   return base64.encode(bytes);
 }
 
-function mostCommon<T>(values: readonly T[]): T | undefined {
-  const counts = new Map<T, number>();
-  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
-  return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
-}
-
 function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -73,8 +67,8 @@ function percentile(sorted: readonly number[], p: number): number {
 
 /**
  * The offline demo: five fake Solana nodes on loopback (healthy, rate-limiting with
- * Retry-After, resetting connections after processing, slow, wrong chain), a genesis check
- * that keeps the wrong chain out, then a mixed workload of reads and sends through one pool.
+ * Retry-After, resetting connections after processing, slow, wrong chain) and a mixed
+ * workload of reads and sends through one pool, whose chain guard keeps the wrong chain out.
  */
 export async function runDemo(options: DemoOptions): Promise<DemoReport> {
   const random = createSeededRandom(options.seed);
@@ -85,18 +79,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     // Each fake node stands for a different provider (on loopback they would share one operator).
     const endpoints = nodes.map((node) => ({ id: node.name, url: node.url, operator: node.name, requestTimeoutMs: 3_000, maxConcurrentRequests: 8 }));
 
-    // Step 1: ask every endpoint for its genesis hash; keep the majority chain.
-    const probePool = new HttpTransportPool({ endpoints, random, retry: { maxRetries: 3, initialBackoffMs: 20, maxBackoffMs: 100 } });
-    const probe = createSolanaClient(probePool);
-    const clusters = await Promise.all(nodes.map((node) => probe.getGenesisHash({ endpoint: node.name }).then(solanaClusterOf, () => undefined)));
-    await probePool.close();
-    const majority = mostCommon(clusters.filter((c) => c !== undefined));
-    const wrongChain = nodes.filter((_, i) => clusters[i] !== majority).map((node) => node.name);
-
-    // Step 2: the workload, through one pool of the endpoints on the right chain.
+    // The chain guard asks each endpoint its genesis hash before its first call and excludes the wrong chain.
     const pool = new HttpTransportPool({
-      endpoints: endpoints.filter((e) => !wrongChain.includes(e.id)),
+      endpoints,
       chain: 'solana',
+      expectedChain: { genesisHash: SOLANA_GENESIS_HASHES['mainnet-beta'] },
       random,
       retry: { maxRetries: 3, initialBackoffMs: 50, maxBackoffMs: 500 },
     });
@@ -150,6 +137,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
 
     const snapshot = pool.snapshot();
     await pool.close();
+    const wrongChain = snapshot.endpoints.filter((e) => e.chain === 'wrong-chain').map((e) => e.endpointId);
     const totalReceived = nodes.reduce((sum, node) => sum + node.received, 0);
     const rows: DemoEndpointRow[] = nodes.map((node) => {
       const roles = snapshot.roles.filter((r) => r.endpointId === node.name);

@@ -108,9 +108,8 @@ export const RULES = {
   'min-context-slot': row('capability', 'rejected', 'none', false),
   capability: row('capability', 'completed', 'none', false),
   'invalid-request': row('request', 'rejected', 'none', false),
-  // Chain guard (the check before an endpoint's first call; the call itself was not sent)
-  'wrong-chain': row('wrong-chain', 'not-dispatched', 'none', false),
-  'chain-check-invalid': row('invalid-response', 'not-dispatched', 'critical', true, true),
+  // The chain guard's check got a well-formed JSON-RPC answer that is no chain id or hash at all
+  'chain-check-invalid': row('invalid-response', 'completed', 'critical', true, true),
 } as const satisfies Record<string, Rule>;
 
 export type OutcomeDetail = keyof typeof RULES;

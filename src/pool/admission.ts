@@ -66,6 +66,12 @@ export interface CandidateFilter {
   refreshDue(nowMs: number): number;
 }
 
+/** The chain guard, seen from admission: roles flagged `chainPending` wait for their endpoint's check. */
+export interface ChainGate {
+  /** Starts the endpoint's check if due; returns when to look again (infinity while one runs). */
+  pending(role: RoleState, nowMs: number): number;
+}
+
 export function abortedError(signal: AbortSignal | undefined): TransportError<'ABORTED'> {
   return new TransportError('ABORTED', 'The call was aborted by the caller', { context: {}, cause: signal?.reason });
 }
@@ -78,11 +84,13 @@ export function abortedError(signal: AbortSignal | undefined): TransportError<'A
 export class Admission {
   private readonly clock: Clock;
   private readonly filter: CandidateFilter;
+  private readonly chainGate: ChainGate | undefined;
   private wakeAtScratch = Number.POSITIVE_INFINITY;
 
-  constructor(clock: Clock, filter: CandidateFilter) {
+  constructor(clock: Clock, filter: CandidateFilter, chainGate?: ChainGate) {
     this.clock = clock;
     this.filter = filter;
+    this.chainGate = chainGate;
   }
 
   acquire(request: AdmissionRequest): Promise<RoleState> {
@@ -188,6 +196,7 @@ export class Admission {
         this.wakeAtScratch = request.avoidUntilMs;
         return undefined;
       }
+      if (request.pin.chainPending) return this.chainPending(request.pin, now);
       return !request.pin.disabled && this.tryRole(request.pin, now) ? request.pin : undefined;
     }
     const tiers = request.group.tiers;
@@ -202,6 +211,10 @@ export class Admission {
         for (let index = rotation.next(); index !== -1; index = rotation.next()) {
           const role = members[index]!;
           if (role.band !== band) continue;
+          if (role.chainPending) {
+            this.chainPending(role, now);
+            continue;
+          }
           if (this.filter.isExcluded(role, now)) {
             this.wakeAtScratch = Math.min(this.wakeAtScratch, this.filter.excludedUntil(role, now));
             continue;
@@ -220,12 +233,12 @@ export class Admission {
       this.wakeAtScratch = Math.min(this.wakeAtScratch, request.avoidUntilMs);
     } else if (avoid) {
       for (const role of request.group.roles) {
-        if (avoid.has(role.endpointId) && role.band < 3 && !this.filter.isExcluded(role, now) && this.tryRole(role, now)) return role;
+        if (avoid.has(role.endpointId) && role.band < 3 && !role.chainPending && !this.filter.isExcluded(role, now) && this.tryRole(role, now)) return role;
       }
     }
     if (!eligibleSeen) {
       // Pool-collapse guard: every candidate is excluded; keep the least bad rather than fail.
-      const enabled = request.group.roles.filter((role) => !role.disabled);
+      const enabled = request.group.roles.filter((role) => !role.disabled && !role.chainPending);
       for (const role of this.filter.collapseGuard(enabled, now)) {
         // The guard keeps the least bad in play, but a retry still waits out its backoff.
         if (backingOff && avoid.has(role.endpointId)) {
@@ -235,6 +248,13 @@ export class Admission {
         if (this.tryRole(role, now)) return role;
       }
     }
+    return undefined;
+  }
+
+  /** A role whose endpoint's chain is not verified yet: never admits; starts the check when due. */
+  private chainPending(role: RoleState, now: number): undefined {
+    const lookAgainAt = this.chainGate?.pending(role, now) ?? Number.POSITIVE_INFINITY;
+    if (lookAgainAt < this.wakeAtScratch) this.wakeAtScratch = lookAgainAt;
     return undefined;
   }
 

@@ -1,8 +1,8 @@
 import type { Clock } from '../clock.js';
-import { invalidConfig, type NormalizedEndpoint } from '../config/normalize.js';
+import { invalidConfig } from '../config/normalize.js';
 import type { HttpTransportPoolOptions } from '../config/types.js';
 import type { ConfigIssue } from '../errors/transport-error.js';
-import type { Cancellation } from '../http/attempt-abort.js';
+import type { RoleState } from '../admission/role-state.js';
 import { failureOf } from '../http/classify.js';
 import type { ClassifiedFailure, ClassifiedOutcome } from '../http/outcome.js';
 import { createRequestBody } from '../jsonrpc/envelope.js';
@@ -22,30 +22,11 @@ export interface ChainCheck {
 /** Where an endpoint stands with the chain guard (`unchecked`: no guard, or `verifyChain: false`). */
 export type ChainStatus = 'unchecked' | 'unverified' | 'verified' | 'wrong-chain';
 
-/**
- * What the guard says about one attempt's endpoint:
- * - `verified`: send the call;
- * - `failed`: do not send it; `failure` is the attempt's outcome (dispatch `not-dispatched`),
- *   and `ran` says whether this attempt ran the check (only then is it recorded on the endpoint);
- * - `cancelled`: the attempt itself was cancelled (caller, deadline) while waiting for another's check.
- */
-export type ChainVerdict =
-  | { readonly type: 'verified' }
-  | { readonly type: 'failed'; readonly failure: ClassifiedFailure; readonly ran: boolean }
-  | { readonly type: 'cancelled' };
-
-const VERIFIED: ChainVerdict = { type: 'verified' };
-const CANCELLED: ChainVerdict = { type: 'cancelled' };
-const WRONG_CHAIN_FAILURE = failureOf('wrong-chain');
-const WRONG_CHAIN: ChainVerdict = { type: 'failed', failure: WRONG_CHAIN_FAILURE, ran: false };
 const HASH_HEX = /^0x[0-9a-fA-F]{64}$/;
 const QUANTITY_HEX = /^0x[0-9a-fA-F]{1,64}$/;
-
-interface Entry {
-  status: ChainStatus;
-  /** The check in flight: calls admitted to the endpoint meanwhile wait for it instead of asking again. */
-  inflight: Promise<ChainVerdict> | undefined;
-}
+/** Pause before asking again after a check failed: doubles from the first to the last. */
+const RECHECK_FIRST_MS = 1_000;
+const RECHECK_MAX_MS = 30_000;
 
 function check(method: string, params: readonly unknown[], expected: string, read: (result: unknown) => string | undefined): ChainCheck {
   return { method, body: createRequestBody(method, params), expected, read };
@@ -92,33 +73,59 @@ export function describeExpectedChain(options: HttpTransportPoolOptions): string
   return parts.filter(Boolean).join(', ');
 }
 
+/** What the guard needs from the pool. */
+export interface ChainGuardHost {
+  /** Sends one check to the endpoint (outside admission, under its `requestTimeoutMs`). */
+  ask(role: RoleState, check: ChainCheck): Promise<{ readonly outcome: ClassifiedOutcome; readonly latencyMs: number }>;
+  /** A check ended (verified, or failed with a new instant to ask again): waiting calls look again. */
+  wake(): void;
+  /** The endpoint is on another chain: take its roles out for good. */
+  onWrongChain(endpointId: string): void;
+  /** A check failed (the endpoint is down, slow, throttling or lying): feeds its reputation. */
+  onCheckFailed(role: RoleState, failure: ClassifiedFailure): void;
+  onCheckSucceeded(role: RoleState, latencyMs: number): void;
+}
+
+interface Entry {
+  status: ChainStatus;
+  /** The role checks are sent through (the endpoint's first). */
+  readonly role: RoleState;
+  /** Every role of the endpoint: admissible once it is verified. */
+  readonly roles: RoleState[];
+  /** True while a check is in flight. */
+  checking: boolean;
+  /** When a failed check may be asked again. */
+  nextCheckAtMs: number;
+  failures: number;
+}
+
 /**
- * The opt-in chain guard: before an endpoint's first call, ask it which chain it is on.
- * One check per endpoint at a time (calls admitted meanwhile wait for it); a transient
- * failure of the check fails only that attempt (the call was not sent, so it may go
- * elsewhere, even a send) and the next call asks again; a wrong answer excludes the
- * endpoint for good through `onWrongChain`.
+ * The opt-in chain guard. Until an endpoint is verified its roles admit nothing
+ * (`RoleState.chainPending`); the first admission trial that meets such a role starts the
+ * endpoint's check in the background, so no call ever waits on a check it can route
+ * around: calls go to verified endpoints, or wait (within their deadline) for the first
+ * one. A match verifies the endpoint and wakes waiting calls; a wrong answer excludes it for
+ * good; a failed check (timeout, 5xx, 429, garbage) is asked again after 1 s, 2 s, … 30 s,
+ * started by the next trial that meets the endpoint after that instant.
  */
 export class ChainGuard {
   readonly #checks: readonly ChainCheck[];
   readonly #entries = new Map<string, Entry>();
   readonly #events: PoolEvents;
   readonly #clock: Clock;
-  readonly #onWrongChain: (endpointId: string) => void;
+  readonly #host: ChainGuardHost;
 
-  constructor(
-    checks: readonly ChainCheck[],
-    endpoints: readonly NormalizedEndpoint[],
-    events: PoolEvents,
-    clock: Clock,
-    onWrongChain: (endpointId: string) => void,
-  ) {
+  constructor(checks: readonly ChainCheck[], roles: readonly RoleState[], events: PoolEvents, clock: Clock, host: ChainGuardHost) {
     this.#checks = checks;
     this.#events = events;
     this.#clock = clock;
-    this.#onWrongChain = onWrongChain;
-    for (const endpoint of endpoints) {
-      this.#entries.set(endpoint.id, { status: endpoint.verifyChain ? 'unverified' : 'unchecked', inflight: undefined });
+    this.#host = host;
+    for (const role of roles) {
+      const checked = role.endpoint.verifyChain;
+      role.chainPending = checked;
+      const entry = this.#entries.get(role.endpointId);
+      if (entry) entry.roles.push(role);
+      else this.#entries.set(role.endpointId, { status: checked ? 'unverified' : 'unchecked', role, roles: [role], checking: false, nextCheckAtMs: 0, failures: 0 });
     }
   }
 
@@ -126,65 +133,56 @@ export class ChainGuard {
     return this.#entries.get(endpointId)?.status ?? 'unchecked';
   }
 
-  /** True until the endpoint is verified (one map lookup on the hot path). */
-  pending(endpointId: string): boolean {
-    const status = this.#entries.get(endpointId)?.status;
-    return status === 'unverified' || status === 'wrong-chain';
-  }
-
   /**
-   * Runs the check on the endpoint (through `ask`, on the attempt's own permit), or waits
-   * for the one in flight until `cancellation` fires.
+   * Called by admission for a role whose endpoint is not verified: starts its check when
+   * none runs and the pause after a failed one is over. Returns the instant at which
+   * admission should look again (infinity while a check runs: its end wakes the waiters).
    */
-  async verify(endpointId: string, ask: (check: ChainCheck) => Promise<ClassifiedOutcome>, cancellation: Cancellation): Promise<ChainVerdict> {
-    for (;;) {
-      const entry = this.#entries.get(endpointId);
-      if (entry === undefined || entry.status === 'verified' || entry.status === 'unchecked') return VERIFIED;
-      if (entry.status === 'wrong-chain') return WRONG_CHAIN;
-      if (entry.inflight === undefined) {
-        entry.inflight = this.#run(entry, endpointId, ask);
-        return entry.inflight;
-      }
-      const verdict = await untilCancelled(entry.inflight, cancellation);
-      if (verdict === undefined) return CANCELLED;
-      // The asker's own abort or deadline says nothing about the endpoint: ask again.
-      if (verdict.type === 'failed' && (verdict.failure.detail === 'caller-abort' || verdict.failure.detail === 'deadline')) continue;
-      if (verdict.type !== 'failed') return verdict;
-      return { type: 'failed', failure: verdict.failure, ran: false };
-    }
+  pending(role: RoleState, nowMs: number): number {
+    const entry = this.#entries.get(role.endpointId);
+    if (entry === undefined || entry.status !== 'unverified') return Number.POSITIVE_INFINITY;
+    if (entry.checking) return Number.POSITIVE_INFINITY;
+    if (nowMs < entry.nextCheckAtMs) return entry.nextCheckAtMs;
+    entry.checking = true;
+    void this.#run(entry);
+    return Number.POSITIVE_INFINITY;
   }
 
-  async #run(entry: Entry, endpointId: string, ask: (check: ChainCheck) => Promise<ClassifiedOutcome>): Promise<ChainVerdict> {
+  async #run(entry: Entry): Promise<void> {
+    const endpointId = entry.role.endpointId;
     try {
       for (const chainCheck of this.#checks) {
-        const outcome = await ask(chainCheck);
-        // The call itself was not sent, whatever became of the check.
-        if (!outcome.ok) return { type: 'failed', failure: { ...outcome, dispatch: 'not-dispatched' }, ran: true };
+        const { outcome, latencyMs } = await this.#host.ask(entry.role, chainCheck);
+        if (entry.status !== 'unverified') return; // the pool closed meanwhile
+        if (!outcome.ok) return this.#failed(entry, outcome);
         const reported = chainCheck.read(outcome.result);
-        if (reported === undefined) return { type: 'failed', failure: failureOf('chain-check-invalid', { status: outcome.status }), ran: true };
+        if (reported === undefined) return this.#failed(entry, failureOf('chain-check-invalid', { status: outcome.status }));
+        this.#host.onCheckSucceeded(entry.role, latencyMs);
         if (reported !== chainCheck.expected) {
           entry.status = 'wrong-chain';
           this.#events.emit('chain', { atMs: this.#clock.now(), endpointId, status: 'wrong-chain', method: chainCheck.method, reported });
-          this.#onWrongChain(endpointId);
-          return { type: 'failed', failure: WRONG_CHAIN_FAILURE, ran: true };
+          this.#host.onWrongChain(endpointId);
+          return;
         }
       }
       entry.status = 'verified';
       this.#events.emit('chain', { atMs: this.#clock.now(), endpointId, status: 'verified' });
-      return VERIFIED;
+      for (const role of entry.roles) role.chainPending = false;
+      this.#host.wake();
     } finally {
-      entry.inflight = undefined;
+      entry.checking = false;
     }
   }
-}
 
-/** `promise`'s value, or undefined as soon as `cancellation` fires. */
-function untilCancelled<T>(promise: Promise<T>, cancellation: Cancellation): Promise<T | undefined> {
-  return new Promise<T | undefined>((resolve) => {
-    const unsubscribe = cancellation.onAbort(() => resolve(undefined));
-    promise.then((value) => {
-      unsubscribe();
-      resolve(value);
-    });
-  });
+  #failed(entry: Entry, failure: ClassifiedFailure): void {
+    entry.failures++;
+    const pauseMs = Math.min(RECHECK_MAX_MS, RECHECK_FIRST_MS * 2 ** (entry.failures - 1));
+    entry.nextCheckAtMs = this.#clock.now() + pauseMs;
+    const endpointId = entry.role.endpointId;
+    this.#events.emit('chain', { atMs: this.#clock.now(), endpointId, status: 'check-failed', detail: failure.detail, retryInMs: pauseMs });
+    // Aborted by pool.close(): nothing to learn about the endpoint.
+    if (failure.cause !== 'aborted') this.#host.onCheckFailed(entry.role, failure);
+    // Waiters scheduled nothing while the check ran: let them look again (and learn the new instant).
+    this.#host.wake();
+  }
 }

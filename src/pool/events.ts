@@ -66,11 +66,17 @@ export interface ReputationEvent extends EventBase {
 
 export interface ChainEvent extends EventBase {
   readonly endpointId: string;
-  /** `verified`: every `expectedChain` check matched; `wrong-chain`: the endpoint is excluded for good. */
-  readonly status: 'verified' | 'wrong-chain';
-  /** For `wrong-chain`: the check that failed and the endpoint's normalized answer (a chain id or a hash). */
+  /**
+   * `verified`: every `expectedChain` check matched, the endpoint admits calls;
+   * `wrong-chain`: excluded for good; `check-failed`: no answer to judge (it is asked again).
+   */
+  readonly status: 'verified' | 'wrong-chain' | 'check-failed';
+  /** For `wrong-chain`: the check that told, and the endpoint's normalized answer (a chain id or a hash). */
   readonly method?: string;
   readonly reported?: string;
+  /** For `check-failed`: what went wrong (`attempt-timeout`, `http-502`, `chain-check-invalid`, …) and when it is asked again. */
+  readonly detail?: string;
+  readonly retryInMs?: number;
 }
 
 export interface ReconcileEvent extends EventBase {

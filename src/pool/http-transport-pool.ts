@@ -18,11 +18,11 @@ import type { FailureCause, RequestKind, RetryClass } from '../retry/causes.js';
 import type { TransportRetrySettings } from '../retry/evaluate.js';
 import { abortedError, Admission, type KindGroup } from './admission.js';
 import { DEFAULT_RECONCILE, type ReconcileSettings } from './reconcile.js';
-import { ChainGuard, chainChecksOf, describeExpectedChain } from './chain-guard.js';
+import { ChainGuard, chainChecksOf, describeExpectedChain, type ChainGuardHost } from './chain-guard.js';
 import { PoolEvents, type PoolEventListener, type PoolEventName } from './events.js';
 import { PoolHealth } from './pool-health.js';
 import { HttpRequestPermit, type PermitHost } from './permit.js';
-import { runRequest } from './request-loop.js';
+import { askEndpoint, runRequest } from './request-loop.js';
 import type { RequestOptions, RpcRequester } from './request-options.js';
 import { buildSnapshot, type PoolSnapshot } from './snapshot.js';
 import { buildKindGroups } from './topology.js';
@@ -52,8 +52,6 @@ export interface PoolInternals {
   readonly maxResponseBytes: number;
   /** `reconcileSends`, resolved; undefined when off. */
   readonly reconcile: ReconcileSettings | undefined;
-  /** The `expectedChain` check; undefined without one. */
-  readonly chainGuard: ChainGuard | undefined;
   readonly redact: (text: string) => string;
   /** Each attempt in flight, for pool.close() to cancel. */
   readonly inFlightAttempts: Set<{ abortByCaller(): void }>;
@@ -84,6 +82,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   readonly #internals: PoolInternals;
   readonly #methods: Readonly<Record<string, MethodClassification>>;
   readonly #expectedChain: string;
+  readonly #chainGuard: ChainGuard | undefined;
   #closed = false;
   #closedError: TransportError<'POOL_CLOSED'> | undefined;
   #closing: Promise<void> | undefined;
@@ -97,14 +96,12 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     this.#health = new PoolHealth(options, this.#endpoints, this.#roles, this.#events, this.#clock);
     const maxOperatorShare = options.concentration?.maxOperatorShare ?? DEFAULT_MAX_OPERATOR_SHARE;
     this.#groups = buildKindGroups(this.#roles, random, maxOperatorShare, this.#events, this.#clock);
-    this.#admission = new Admission(this.#clock, this.#health);
     this.#methods = options.methods ?? {};
     const chainChecks = chainChecksOf(options);
     this.#expectedChain = describeExpectedChain(options);
-    const chainGuard =
-      chainChecks.length === 0
-        ? undefined
-        : new ChainGuard(chainChecks, this.#endpoints, this.#events, this.#clock, (endpointId) => this.#excludeEndpoint(endpointId));
+    this.#chainGuard =
+      chainChecks.length === 0 ? undefined : new ChainGuard(chainChecks, this.#roles, this.#events, this.#clock, this.#chainGuardHost());
+    this.#admission = new Admission(this.#clock, this.#health, this.#chainGuard);
     const fragments = secretFragments(
       this.#endpoints.map((e) => e.url),
       this.#endpoints.flatMap((e) => Object.values(e.headers)),
@@ -123,7 +120,6 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
         maxBackoffMs: options.retry?.maxBackoffMs ?? DEFAULT_RETRY.maxBackoffMs,
       },
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-      chainGuard,
       reconcile: reconcileSettingsOf(options.reconcileSends),
       redact: createRedactor(fragments),
       inFlightAttempts: new Set(),
@@ -169,7 +165,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
 
   /** Per-role and per-endpoint state. Contains endpoint ids and operators only — never a URL, header or key. */
   snapshot(): PoolSnapshot {
-    return buildSnapshot(this.#endpoints, this.#roles, this.#health, this.#internals.chainGuard, this.#clock.now(), this.#closed);
+    return buildSnapshot(this.#endpoints, this.#roles, this.#health, this.#chainGuard, this.#clock.now(), this.#closed);
   }
 
   /** Rejects waiting calls with `POOL_CLOSED`, aborts calls in flight, stops every timer and closes connections. */
@@ -237,6 +233,18 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       });
     }
     return new TransportError('NO_ENDPOINT', `The pinned endpoint is not a configured endpoint id (kind '${kind}')`, { context: { kind } });
+  }
+
+  #chainGuardHost(): ChainGuardHost {
+    return {
+      ask: (role, check) => askEndpoint(this.#internals, role, check),
+      wake: () => {
+        for (const group of this.#groups.values()) this.#admission.drain(group);
+      },
+      onWrongChain: (endpointId) => this.#excludeEndpoint(endpointId),
+      onCheckFailed: (role, failure) => this.#health.recordFailure(role, failure.cause, failure),
+      onCheckSucceeded: (role, latencyMs) => this.#health.recordSuccess(role, latencyMs),
+    };
   }
 
   #chainMismatch(kind: RequestKind, pinned: string | undefined): TransportError<'CHAIN_MISMATCH'> {

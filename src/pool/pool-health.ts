@@ -28,7 +28,6 @@ const SIGNAL_OF_CAUSE: Readonly<Record<FailureCause, ReputationSignalKind>> = {
   'invalid-response': 'critical',
   capability: 'none',
   aborted: 'none',
-  'wrong-chain': 'none',
 };
 const BREAKER_CAUSES: ReadonlySet<FailureCause> = new Set(['connection', 'timeout', 'temporary-http', 'invalid-response']);
 

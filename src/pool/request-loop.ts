@@ -4,7 +4,7 @@ import { classifyOutcome } from '../http/classify.js';
 import type { ExecutorTarget, RawOutcome } from '../http/executor.js';
 import type { RoleState } from '../admission/role-state.js';
 import type { QueuedTimer } from '../clock.js';
-import type { ChainCheck, ChainGuard } from './chain-guard.js';
+import type { ChainCheck } from './chain-guard.js';
 import { lookUpSend, sendLookupOf } from './reconcile.js';
 import type { AbortReason, ClassifiedFailure, ClassifiedOutcome } from '../http/outcome.js';
 import { createRequestBody } from '../jsonrpc/envelope.js';
@@ -66,8 +66,6 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
   let failed: Set<string> | undefined;
   let avoid: RetryAvoidance | undefined;
   let deadlineMs = Number.POSITIVE_INFINITY;
-  // Attempts stopped by the chain guard on a wrong-chain endpoint (now excluded) cost no retry.
-  let guarded = 0;
   for (let attempt = 1; ; attempt++) {
     const acquireOptions: AcquireOptions = {
       signal,
@@ -92,15 +90,11 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
     const failure = await runAttempt(pool, permit, call, attempt, signal);
     if (failure.ok) return failure.result;
     if (failure.cause === 'aborted') throw failWhileWaiting(undefined, call, pool.closedError());
-    if (failure.cause === 'wrong-chain') {
-      guarded++;
-      continue;
-    }
     const decision = evaluateTransportRetry({
       cause: failure.cause,
       dispatch: failure.dispatch,
       retryClass,
-      attempt: attempt - guarded,
+      attempt,
       settings: pool.retry,
       providerDelayMs: failure.providerDelayMs,
       remainingMs: deadlineMs - clock.now(),
@@ -128,10 +122,8 @@ class AttemptControl implements QueuedTimer {
   readonly target: ExecutorTarget;
   abortReason: AbortReason | undefined;
   dueMs = 0;
-  /** The raw outcome behind the call's outcome; undefined when nothing was sent for the call (the chain guard stopped it). */
+  /** The raw outcome of the last exchange. */
   raw: RawOutcome | undefined;
-  /** False when the outcome says nothing new about the endpoint (another call's check failed it, or it is on another chain). */
-  recorded = true;
   readonly #pool: PoolInternals;
   readonly #callerSignal: AbortSignal | undefined;
   readonly #timeoutReason: AbortReason;
@@ -225,25 +217,17 @@ async function exchange(
   }
 }
 
-/** The call's exchange on the attempt's endpoint; through the chain guard while the endpoint is not verified. */
-function callExchange(pool: PoolInternals, control: AttemptControl, endpointId: string, call: CallContext): Promise<ClassifiedOutcome> {
-  const guard = pool.chainGuard;
-  if (guard !== undefined && guard.pending(endpointId)) return guardedExchange(pool, guard, control, endpointId, call);
-  return exchange(pool, control, call.method, call.body, call.retryClass === 'never-after-dispatch');
-}
-
-async function guardedExchange(pool: PoolInternals, guard: ChainGuard, control: AttemptControl, endpointId: string, call: CallContext): Promise<ClassifiedOutcome> {
-  const ask = (check: ChainCheck) => exchange(pool, control, check.method, check.body, false);
-  const verdict = await guard.verify(endpointId, ask, control.cancellation);
-  if (verdict.type === 'verified') return exchange(pool, control, call.method, call.body, call.retryClass === 'never-after-dispatch');
-  control.raw = undefined;
-  if (verdict.type === 'failed') {
-    control.recorded = verdict.ran && verdict.failure.cause !== 'wrong-chain';
-    return verdict.failure;
+/** The chain guard's question to one endpoint, outside admission, under the role's `requestTimeoutMs`. */
+export async function askEndpoint(pool: PoolInternals, role: RoleState, check: ChainCheck): Promise<{ readonly outcome: ClassifiedOutcome; readonly latencyMs: number }> {
+  const started = pool.clock.now();
+  // No call deadline: running out of `requestTimeoutMs` is the endpoint's fault (an attempt-timeout).
+  const control = new AttemptControl(pool, role, Number.POSITIVE_INFINITY, started, undefined);
+  try {
+    const outcome = await exchange(pool, control, check.method, check.body, false);
+    return { outcome, latencyMs: pool.clock.now() - started };
+  } finally {
+    control.finish();
   }
-  // Cancelled while another call's check was in flight: nothing was sent for this call.
-  control.recorded = false;
-  return classifyOutcome({ type: 'error', kind: 'aborted', dispatched: false }, { method: call.method, id: 0, abortReason: control.abortReason, wallNowMs: 0 });
 }
 
 /**
@@ -284,7 +268,7 @@ async function runAttempt(
   const control = new AttemptControl(pool, permitRole(permit), permit.deadlineMs, started, callerSignal);
   let outcome: ClassifiedOutcome;
   try {
-    outcome = await callExchange(pool, control, permit.endpointId, call);
+    outcome = await exchange(pool, control, call.method, call.body, call.retryClass === 'never-after-dispatch');
   } finally {
     control.finish();
   }
@@ -295,9 +279,8 @@ async function runAttempt(
       if (events.has('success')) events.emit('success', { ...eventBase(permit, call, attempt, clock.now()), latencyMs });
       return outcome;
     }
-    // An outcome that says nothing new about the endpoint moves neither its counters nor its reputation.
-    if (control.recorded && outcome.cause === 'rate-limited') permit.recordRateLimited(outcome.providerDelayMs);
-    else if (control.recorded) permit.recordFailure(outcome.cause, outcome);
+    if (outcome.cause === 'rate-limited') permit.recordRateLimited(outcome.providerDelayMs);
+    else permit.recordFailure(outcome.cause, outcome);
     call.attempts.push({
       endpointId: permit.endpointId,
       cause: outcome.cause,

@@ -9,9 +9,7 @@ export type FailureCause =
   | 'rpc-application'
   | 'invalid-response'
   | 'capability'
-  | 'aborted'
-  /** The endpoint answered the chain guard's check for another chain (the call itself was not sent). */
-  | 'wrong-chain';
+  | 'aborted';
 
 /**
  * What the server may have seen of one attempt (DESIGN §4.2).
@@ -45,7 +43,6 @@ export const FAILURE_CAUSES: readonly FailureCause[] = [
   'invalid-response',
   'capability',
   'aborted',
-  'wrong-chain',
 ];
 
 export const DISPATCH_STATES: readonly DispatchState[] = [
