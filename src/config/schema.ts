@@ -64,17 +64,29 @@ const objectWith = (keys: readonly string[], what: string) =>
     { message: what },
   );
 
+/**
+ * `true`/`false`, or an object checked field by field — a plain union would report any bad
+ * field as "must be a boolean or …" without naming it.
+ */
+function booleanOr<T extends z.ZodType>(object: T, shape: string) {
+  return z.custom<boolean | z.infer<T>>().superRefine((value, ctx) => {
+    if (typeof value === 'boolean') return;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      ctx.addIssue({ code: 'custom', message: `must be a boolean or ${shape}` });
+      return;
+    }
+    const parsed = object.safeParse(value);
+    if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: issue.path } as never);
+  });
+}
+
 export const poolConfigSchema = z
   .object({
     endpoints: z.array(endpointSchema.strict(), { error: 'must be an array' }).min(1, 'must contain at least one endpoint'),
     retry: retrySettingsSchema.optional(),
     concentration: z.object({ maxOperatorShare: z.number().finite('must be finite').optional() }).strict().optional(),
     reputation: z.union([z.literal(false), z.record(z.string(), z.unknown())]).optional(),
-    reconcileSends: z
-      .union([z.boolean(), z.object({ windowMs: positive().optional(), intervalMs: positive().optional() }).strict()], {
-        error: 'must be a boolean or { windowMs?, intervalMs? }',
-      })
-      .optional(),
+    reconcileSends: booleanOr(z.object({ windowMs: positive().optional(), intervalMs: positive().optional() }).strict(), '{ windowMs?, intervalMs? }').optional(),
     expectedChain: z
       .object({
         genesisHash: z.string({ error: 'must be a string' }).optional(),

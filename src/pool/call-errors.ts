@@ -44,7 +44,12 @@ function transactionIdOf(call: FailedCall): { readonly context: TransportError<'
 /** An ambiguous send: it may have reached a node, so it was not sent again. */
 function ambiguous(call: FailedCall, endpointId: string | undefined, cause: unknown, why: string, lookups?: number): TransportError<'AMBIGUOUS_DISPATCH'> {
   const { context, hint } = transactionIdOf(call);
-  const looked = lookups === undefined ? '' : ` ${lookups} lookup(s) did not find it yet.`;
+  const looked =
+    lookups === undefined
+      ? ''
+      : lookups === 0
+        ? ' No lookup could be made before the deadline (pass a timeoutMs above requestTimeoutMs to leave time for reconcileSends).'
+        : ` ${lookups} lookup(s) did not find it yet.`;
   return new TransportError(
     'AMBIGUOUS_DISPATCH',
     `${call.method} may have reached endpoint '${endpointId ?? 'unknown'}' (${why}); it was not sent again.${looked}${hint}${summary(call.attempts)}`,

@@ -1,4 +1,5 @@
 import { sleep, type Clock } from '../clock.js';
+import { isTransportError } from '../errors/transport-error.js';
 import { evmTransactionHashFromSendParams, solanaSignatureFromSendParams } from '../jsonrpc/transaction-id.js';
 
 /** How `reconcileSends` looks up an ambiguous send. */
@@ -45,9 +46,12 @@ export function sendLookupOf(method: string, params: readonly unknown[]): SendLo
 }
 
 /**
- * Looks an ambiguous send up until it is found, the window or the deadline ends, or the
- * caller aborts. Never sends the transaction again: only reads go out. A lookup that fails
- * counts as "not found yet". Resolves with the number of lookups and whether one found it.
+ * Looks an ambiguous send up until it is found, the window or the deadline ends, or
+ * `signal` aborts (the caller's signal, or pool.close()). Never sends the transaction again:
+ * only reads go out, at the start of the window and then every `intervalMs` while the
+ * window lasts. A lookup that fails counts as "not found yet"; one that no endpoint can
+ * ever serve (`NO_ENDPOINT`, `CHAIN_MISMATCH`, `POOL_CLOSED`) ends the search. `lookups`
+ * counts the lookups that were made.
  */
 export async function lookUpSend(
   lookup: SendLookup,
@@ -55,25 +59,29 @@ export async function lookUpSend(
   clock: Clock,
   settings: ReconcileSettings,
   deadlineMs: number,
-  signal: AbortSignal | undefined,
+  signal: AbortSignal,
 ): Promise<{ readonly found: boolean; readonly lookups: number }> {
   const untilMs = Math.min(clock.now() + settings.windowMs, deadlineMs);
   let lookups = 0;
   for (;;) {
     const remainingMs = untilMs - clock.now();
-    if (remainingMs <= 0 || signal?.aborted) return { found: false, lookups };
-    lookups++;
+    if (remainingMs <= 0 || signal.aborted) return { found: false, lookups };
     try {
+      lookups++;
       if (lookup.found(await read(remainingMs))) return { found: true, lookups };
-    } catch {
-      // Not found yet, as far as we can tell; the next lookup may reach a healthier node.
+    } catch (error) {
+      if (isTransportError(error) && NEVER_SERVED.has(error.code)) return { found: false, lookups: lookups - 1 };
+      // Otherwise not found yet, as far as we can tell; the next lookup may reach a healthier node.
     }
-    const pauseMs = Math.min(settings.intervalMs, untilMs - clock.now());
-    if (pauseMs <= 0) return { found: false, lookups };
+    // The next lookup only if it can start inside the window.
+    if (clock.now() + settings.intervalMs >= untilMs) return { found: false, lookups };
     try {
-      await sleep(clock, pauseMs, signal);
+      await sleep(clock, settings.intervalMs, signal);
     } catch {
       return { found: false, lookups };
     }
   }
 }
+
+/** Lookup failures that say no lookup can be served at all. */
+const NEVER_SERVED: ReadonlySet<string> = new Set(['NO_ENDPOINT', 'CHAIN_MISMATCH', 'POOL_CLOSED']);

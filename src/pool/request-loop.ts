@@ -232,21 +232,33 @@ export async function askEndpoint(pool: PoolInternals, role: RoleState, check: C
 
 /**
  * `reconcileSends`: looks an ambiguous send up with reads through the pool. Undefined when
- * off, or when the method or its params cannot be looked up.
+ * off, or when the method or its params cannot be looked up. The caller's signal and
+ * pool.close() both end the search at once.
  */
 async function reconcile(
   pool: PoolInternals,
   call: CallContext,
   endpointId: string,
   deadlineMs: number,
-  signal: AbortSignal | undefined,
+  callerSignal: AbortSignal | undefined,
 ): Promise<{ readonly found: boolean; readonly lookups: number; readonly transactionId: string } | undefined> {
   const lookup = pool.reconcile && sendLookupOf(call.method, call.params);
   if (!lookup) return undefined;
-  const read = (timeoutMs: number) => runRequest(pool, lookup.method, lookup.params, { timeoutMs, signal });
-  const { found, lookups } = await lookUpSend(lookup, read, pool.clock, pool.reconcile!, deadlineMs, signal);
-  pool.events.emit('reconcile', { atMs: pool.clock.now(), endpointId, method: call.method, found, lookups });
-  return { found, lookups, transactionId: lookup.transactionId };
+  const stop = new AbortController();
+  const onStop = { abortByCaller: () => stop.abort() };
+  const onCallerAbort = () => stop.abort();
+  callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+  if (callerSignal?.aborted || pool.closedError()) stop.abort();
+  pool.inFlightAttempts.add(onStop);
+  try {
+    const read = (timeoutMs: number) => runRequest(pool, lookup.method, lookup.params, { timeoutMs, signal: stop.signal });
+    const { found, lookups } = await lookUpSend(lookup, read, pool.clock, pool.reconcile!, deadlineMs, stop.signal);
+    pool.events.emit('reconcile', { atMs: pool.clock.now(), endpointId, method: call.method, found, lookups });
+    return { found, lookups, transactionId: lookup.transactionId };
+  } finally {
+    callerSignal?.removeEventListener('abort', onCallerAbort);
+    pool.inFlightAttempts.delete(onStop);
+  }
 }
 
 /** Event fields shared by an attempt's events (built only when someone listens). */
