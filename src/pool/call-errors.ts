@@ -48,7 +48,7 @@ function ambiguous(call: FailedCall, endpointId: string | undefined, cause: unkn
     lookups === undefined
       ? ''
       : lookups === 0
-        ? ' No lookup could be made before the deadline (pass a timeoutMs above requestTimeoutMs to leave time for reconcileSends).'
+        ? ' No lookup could be made (no time left before the deadline, or no endpoint to ask; a timeoutMs above requestTimeoutMs leaves time for reconcileSends).'
         : ` ${lookups} lookup(s) did not find it yet.`;
   return new TransportError(
     'AMBIGUOUS_DISPATCH',
