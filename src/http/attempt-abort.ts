@@ -12,7 +12,9 @@ export interface Cancellation {
 
 export class AttemptAbort implements Cancellation {
   #aborted = false;
-  #listeners: (() => void)[] = [];
+  /** Listeners; usually one (the executor's), so no array until a second one comes. */
+  #listener: (() => void) | undefined;
+  #more: (() => void)[] | undefined;
   #controller: AbortController | undefined;
 
   get aborted(): boolean {
@@ -24,10 +26,14 @@ export class AttemptAbort implements Cancellation {
       listener();
       return () => {};
     }
-    this.#listeners.push(listener);
+    if (this.#listener === undefined) this.#listener = listener;
+    else (this.#more ??= []).push(listener);
     return () => {
-      const index = this.#listeners.indexOf(listener);
-      if (index >= 0) this.#listeners.splice(index, 1);
+      if (this.#listener === listener) this.#listener = undefined;
+      else if (this.#more !== undefined) {
+        const index = this.#more.indexOf(listener);
+        if (index >= 0) this.#more.splice(index, 1);
+      }
     };
   }
 
@@ -37,7 +43,7 @@ export class AttemptAbort implements Cancellation {
       const controller = new AbortController();
       this.#controller = controller;
       if (this.#aborted) controller.abort();
-      else this.#listeners.push(() => controller.abort());
+      else this.onAbort(() => controller.abort());
     }
     return this.#controller.signal;
   }
@@ -45,9 +51,12 @@ export class AttemptAbort implements Cancellation {
   abort(): void {
     if (this.#aborted) return;
     this.#aborted = true;
-    const listeners = this.#listeners;
-    this.#listeners = [];
-    for (const listener of listeners) listener();
+    const first = this.#listener;
+    const more = this.#more;
+    this.#listener = undefined;
+    this.#more = undefined;
+    first?.();
+    if (more !== undefined) for (const listener of more) listener();
   }
 }
 

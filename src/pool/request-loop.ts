@@ -1,12 +1,12 @@
 import { TransportError, type AttemptRecord } from '../errors/transport-error.js';
 import { AttemptAbort } from '../http/attempt-abort.js';
 import { classifyOutcome } from '../http/classify.js';
-import type { ExecutorTarget, RawOutcome } from '../http/executor.js';
+import type { ExecuteRequest, ExecutorTarget, RawOutcome } from '../http/executor.js';
 import type { RoleState } from '../admission/role-state.js';
-import type { QueuedTimer } from '../clock.js';
+import type { Clock, QueuedTimer } from '../clock.js';
 import type { ChainCheck } from './chain-guard.js';
 import { lookUpSend, sendLookupOf } from './reconcile.js';
-import type { AbortReason, ClassifiedFailure, ClassifiedOutcome } from '../http/outcome.js';
+import type { AbortReason, ClassifiedFailure, ClassifiedOutcome, ClassifyContext } from '../http/outcome.js';
 import { createRequestBody } from '../jsonrpc/envelope.js';
 import { evaluateTransportRetry } from '../retry/evaluate.js';
 import type { RequestKind } from '../retry/causes.js';
@@ -168,6 +168,47 @@ class AttemptControl implements QueuedTimer {
   }
 }
 
+/** What the executor gets: classes, so the lazy getters cost no closure per attempt. */
+class AttemptRequest implements ExecuteRequest {
+  readonly target: ExecutorTarget;
+  readonly body: string;
+  readonly cancellation: AttemptAbort;
+  readonly maxResponseBytes: number;
+  readonly avoidStaleSockets: boolean;
+
+  constructor(target: ExecutorTarget, body: string, cancellation: AttemptAbort, maxResponseBytes: number, avoidStaleSockets: boolean) {
+    this.target = target;
+    this.body = body;
+    this.cancellation = cancellation;
+    this.maxResponseBytes = maxResponseBytes;
+    this.avoidStaleSockets = avoidStaleSockets;
+  }
+
+  /** Created on first read only (the undici executor never reads it). */
+  get signal(): AbortSignal {
+    return this.cancellation.signal;
+  }
+}
+
+class AttemptContext implements ClassifyContext {
+  readonly method: string;
+  readonly id: number;
+  readonly abortReason: AbortReason | undefined;
+  readonly #clock: Clock;
+
+  constructor(method: string, id: number, abortReason: AbortReason | undefined, clock: Clock) {
+    this.method = method;
+    this.id = id;
+    this.abortReason = abortReason;
+    this.#clock = clock;
+  }
+
+  /** Read only when a Retry-After HTTP-date needs it. */
+  get wallNowMs(): number {
+    return this.#clock.wallNow();
+  }
+}
+
 /**
  * One request/response on the attempt's endpoint, classified; the raw outcome is left on
  * `control`. Never throws: a custom executor that throws or returns a malformed outcome
@@ -185,30 +226,13 @@ async function exchange(
   const cancellation = control.cancellation;
   let raw: RawOutcome;
   try {
-    raw = await pool.executor.execute({
-      target: control.target,
-      body: body(id),
-      get signal() {
-        return cancellation.signal;
-      },
-      cancellation,
-      maxResponseBytes: pool.maxResponseBytes,
-      avoidStaleSockets,
-    });
+    raw = await pool.executor.execute(new AttemptRequest(control.target, body(id), cancellation, pool.maxResponseBytes, avoidStaleSockets));
   } catch (error) {
     // A custom executor broke its contract by throwing; treat it as an ambiguous failure.
     raw = { type: 'error', kind: control.abortReason === undefined ? 'other' : 'aborted', dispatched: true, error };
   }
   control.raw = raw;
-  const context = {
-    method,
-    id,
-    abortReason: control.abortReason,
-    // Read only when a Retry-After HTTP-date needs it.
-    get wallNowMs() {
-      return clock.wallNow();
-    },
-  };
+  const context = new AttemptContext(method, id, control.abortReason, clock);
   try {
     return classifyOutcome(raw, context);
   } catch (error) {
