@@ -5,13 +5,14 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { EndpointConfig, HttpTransportPoolOptions } from '../../src/config/types.js';
 import type { TransportError } from '../../src/errors/transport-error.js';
-import { evmTransactionHashFromSendParams, solanaSignatureFromWire } from '../../src/jsonrpc/transaction-id.js';
+import { evmTransactionHashFromSendParams } from '../../src/jsonrpc/transaction-id.js';
 import type { ReconcileEvent } from '../../src/pool/events.js';
 import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
 import { createFixtureServer, loadFixtures, parseFixture, type FixtureServer } from '../../src/testing/index.js';
 import { startAnvil, type AnvilInstance } from '../helpers/anvil.js';
 import { closeAllServers, sendResult, startRpcServer, type RpcHandler } from '../helpers/loopback.js';
 import { closePools, createPool, rejection } from '../helpers/pools.js';
+import { signatureOf, wireTransaction } from '../helpers/solana-wire.js';
 
 /**
  * `reconcileSends` over real loopback sockets with the real undici executor: a send whose
@@ -201,21 +202,6 @@ describe('EVM: a send whose answer is lost after anvil processed it', () => {
 // ---------------------------------------------------------------------------------------
 // Solana
 
-/** A base64 Solana wire transaction: compact-u16 count 1, a 64-byte signature unique to `n`, then message bytes. */
-function wireTransaction(n: number): string {
-  const bytes = new Uint8Array(1 + 64 + 48);
-  bytes[0] = 1;
-  for (let i = 0; i < 64; i++) bytes[1 + i] = (i * 37 + 11) & 0xff;
-  new DataView(bytes.buffer).setUint32(1, n);
-  for (let i = 65; i < bytes.length; i++) bytes[i] = (i * 13) & 0xff;
-  return Buffer.from(bytes).toString('base64');
-}
-
-function signatureOf(wire: string): string {
-  const signature = solanaSignatureFromWire(wire, 'base64');
-  if (signature === undefined) throw new Error('test wire transaction is malformed');
-  return signature;
-}
 
 const status = (slot: number) => ({ slot, confirmations: 0, err: null, status: { Ok: null }, confirmationStatus: 'processed' });
 

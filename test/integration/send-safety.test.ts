@@ -7,6 +7,7 @@ import type { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
 import { createSolanaClient } from '../../src/solana/client.js';
 import { closeAllServers, refusedPort, sendBody, sendResult, startRpcServer, type RpcHandler, type RpcServer } from '../helpers/loopback.js';
 import { closePools, createPool, rejection, twoTierPool } from '../helpers/pools.js';
+import { wireTransaction } from '../helpers/solana-wire.js';
 
 /**
  * The central promise, on real sockets with the real undici executor: a send that may have
@@ -18,15 +19,6 @@ afterEach(async () => {
   await closePools();
 });
 
-/** A base64 Solana wire transaction: compact-u16 count 1, a 64-byte signature unique to `n`, then message bytes. */
-function wireTransaction(n: number): string {
-  const bytes = new Uint8Array(1 + 64 + 48);
-  bytes[0] = 1;
-  for (let i = 0; i < 64; i++) bytes[1 + i] = (i * 37 + 11) & 0xff;
-  new DataView(bytes.buffer).setUint32(1, n);
-  for (let i = 65; i < bytes.length; i++) bytes[i] = (i * 13) & 0xff;
-  return Buffer.from(bytes).toString('base64');
-}
 
 const signatureOf = (wire: string): string => {
   const signature = solanaSignatureFromWire(wire, 'base64');

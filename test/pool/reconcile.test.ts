@@ -6,7 +6,6 @@ import { createSeededRandom } from '../../src/clock.js';
 import type { EndpointConfig, HttpTransportPoolOptions } from '../../src/config/types.js';
 import { isTransportError, TransportError } from '../../src/errors/transport-error.js';
 import type { RawOutcome } from '../../src/http/executor.js';
-import { solanaSignatureFromWire } from '../../src/jsonrpc/transaction-id.js';
 import type { ReconcileEvent } from '../../src/pool/events.js';
 import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
 import { createFakeClock, type FakeClock } from '../../src/testing/fake-clock.js';
@@ -14,6 +13,7 @@ import { loadFixture } from '../helpers/loopback.js';
 import { closePools, createPool } from '../helpers/pools.js';
 import { createScriptedExecutor, ok, type Script } from '../helpers/scripted-executor.js';
 import { track } from './pool-fixtures.js';
+import { signatureOf, wireTransaction } from '../helpers/solana-wire.js';
 
 /**
  * `reconcileSends`: after a send ends ambiguous, the pool looks the transaction up with
@@ -26,21 +26,6 @@ afterEach(closePools);
 // ---------------------------------------------------------------------------------------
 // Transactions
 
-/** A base64 Solana wire transaction: compact-u16 count 1, a 64-byte signature unique to `n`, then message bytes. */
-function wireTransaction(n: number): string {
-  const bytes = new Uint8Array(1 + 64 + 48);
-  bytes[0] = 1;
-  for (let i = 0; i < 64; i++) bytes[1 + i] = (i * 37 + 11) & 0xff;
-  new DataView(bytes.buffer).setUint32(1, n);
-  for (let i = 65; i < bytes.length; i++) bytes[i] = (i * 13) & 0xff;
-  return Buffer.from(bytes).toString('base64');
-}
-
-function signatureOf(wire: string): string {
-  const signature = solanaSignatureFromWire(wire, 'base64');
-  if (signature === undefined) throw new Error('test wire transaction is malformed');
-  return signature;
-}
 
 const SOL_TX = wireTransaction(7);
 const SOL_SIGNATURE = signatureOf(SOL_TX);
@@ -315,6 +300,17 @@ describe('reconcileSends on: found', () => {
   });
 });
 
+
+/** A send that ends ambiguous, then a read endpoint (200 ms timeout) whose first lookup hangs and whose second finds it. */
+function hangingFirstLookup(retry: { maxRetries?: number }) {
+  const h = harness({ reconcileSends: { windowMs: 2_000, intervalMs: 300 }, retry }, [
+    SPLIT[0]!,
+    { id: 'reader', url: 'https://reader.example.com/', kinds: ['read'], tier: 1, requestTimeoutMs: 200 },
+  ]);
+  h.executor.script('sender', socketAfterWrite);
+  return { h, arrivals: recordArrivals(h, 'reader', [hangUntilAborted, statusesFound]) };
+}
+
 describe('reconcileSends on: not found', () => {
   it('never found → AMBIGUOUS_DISPATCH with the lookup count right after the last lookup; lookups at 0, I, 2I, … while one can start inside the window', async () => {
     // windowMs 1000, intervalMs 300: lookups at 0, 300, 600, 900 (a next one is made only
@@ -458,12 +454,7 @@ describe('reconcileSends on: not found', () => {
   });
 
   it('a lookup that times out counts as not found; the next follows intervalMs after it ended', async () => {
-    const h = harness({ reconcileSends: { windowMs: 2_000, intervalMs: 300 }, retry: { maxRetries: 0 } }, [
-      SPLIT[0]!,
-      { id: 'reader', url: 'https://reader.example.com/', kinds: ['read'], tier: 1, requestTimeoutMs: 200 },
-    ]);
-    h.executor.script('sender', socketAfterWrite);
-    const arrivals = recordArrivals(h, 'reader', [hangUntilAborted, statusesFound]);
+    const { h, arrivals } = hangingFirstLookup({ maxRetries: 0 });
 
     const call = track(h.pool.request('sendTransaction', SOL_PARAMS, { timeoutMs: 10_000 }), h.clock);
     await h.clock.advance(2_000);
@@ -476,12 +467,7 @@ describe('reconcileSends on: not found', () => {
   });
 
   it('a lookup read retries on its own like any read (one lookup, two arrivals), still never resending the transaction', async () => {
-    const h = harness({ reconcileSends: { windowMs: 2_000, intervalMs: 300 } }, [
-      SPLIT[0]!,
-      { id: 'reader', url: 'https://reader.example.com/', kinds: ['read'], tier: 1, requestTimeoutMs: 200 },
-    ]);
-    h.executor.script('sender', socketAfterWrite);
-    const arrivals = recordArrivals(h, 'reader', [hangUntilAborted, statusesFound]);
+    const { h, arrivals } = hangingFirstLookup({});
 
     const call = track(h.pool.request('sendTransaction', SOL_PARAMS, { timeoutMs: 10_000 }), h.clock);
     await h.clock.advance(2_000);
