@@ -79,9 +79,11 @@ export interface ChainGuardHost {
   ask(role: RoleState, check: ChainCheck): Promise<{ readonly outcome: ClassifiedOutcome; readonly latencyMs: number }>;
   /** A check ended (verified, or failed with a new instant to ask again): waiting calls look again. */
   wake(): void;
+  /** True once the pool is closed: a check ending then teaches nothing. */
+  closed(): boolean;
   /** The endpoint is on another chain: take its roles out for good. */
   onWrongChain(endpointId: string): void;
-  /** A check failed (the endpoint is down, slow, throttling or lying): feeds its reputation. */
+  /** A check failed (the endpoint is down, slow, throttling or lying): recorded like a failed attempt (reputation, cooldown). */
   onCheckFailed(role: RoleState, failure: ClassifiedFailure): void;
   onCheckSucceeded(role: RoleState, latencyMs: number): void;
 }
@@ -153,7 +155,7 @@ export class ChainGuard {
     try {
       for (const chainCheck of this.#checks) {
         const { outcome, latencyMs } = await this.#host.ask(entry.role, chainCheck);
-        if (entry.status !== 'unverified') return; // the pool closed meanwhile
+        if (this.#host.closed()) return;
         if (!outcome.ok) return this.#failed(entry, outcome);
         const reported = chainCheck.read(outcome.result);
         if (reported === undefined) return this.#failed(entry, failureOf('chain-check-invalid', { status: outcome.status }));
@@ -175,13 +177,14 @@ export class ChainGuard {
   }
 
   #failed(entry: Entry, failure: ClassifiedFailure): void {
+    entry.checking = false;
     entry.failures++;
-    const pauseMs = Math.min(RECHECK_MAX_MS, RECHECK_FIRST_MS * 2 ** (entry.failures - 1));
+    // A throttled check waits as long as the provider asked, if that is longer.
+    const pauseMs = Math.max(Math.min(RECHECK_MAX_MS, RECHECK_FIRST_MS * 2 ** (entry.failures - 1)), failure.providerDelayMs ?? 0);
     entry.nextCheckAtMs = this.#clock.now() + pauseMs;
     const endpointId = entry.role.endpointId;
     this.#events.emit('chain', { atMs: this.#clock.now(), endpointId, status: 'check-failed', detail: failure.detail, retryInMs: pauseMs });
-    // Aborted by pool.close(): nothing to learn about the endpoint.
-    if (failure.cause !== 'aborted') this.#host.onCheckFailed(entry.role, failure);
+    this.#host.onCheckFailed(entry.role, failure);
     // Waiters scheduled nothing while the check ran: let them look again (and learn the new instant).
     this.#host.wake();
   }

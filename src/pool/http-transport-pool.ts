@@ -241,8 +241,12 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       wake: () => {
         for (const group of this.#groups.values()) this.#admission.drain(group);
       },
+      closed: () => this.#closed,
       onWrongChain: (endpointId) => this.#excludeEndpoint(endpointId),
-      onCheckFailed: (role, failure) => this.#health.recordFailure(role, failure.cause, failure),
+      onCheckFailed: (role, failure) => {
+        if (failure.cause === 'rate-limited') this.#permitHost.onRateLimited(role, failure.providerDelayMs);
+        else this.#permitHost.onFailure(role, failure.cause, failure);
+      },
       onCheckSucceeded: (role, latencyMs) => this.#health.recordSuccess(role, latencyMs),
     };
   }

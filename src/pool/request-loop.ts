@@ -244,6 +244,8 @@ async function exchange(
 /** The chain guard's question to one endpoint, outside admission, under the role's `requestTimeoutMs`. */
 export async function askEndpoint(pool: PoolInternals, role: RoleState, check: ChainCheck): Promise<{ readonly outcome: ClassifiedOutcome; readonly latencyMs: number }> {
   const started = pool.clock.now();
+  // Outside admission, but it spends a token when one is there, so the first call waits its turn.
+  role.bucket?.tryTake(started);
   // No call deadline: running out of `requestTimeoutMs` is the endpoint's fault (an attempt-timeout).
   const control = new AttemptControl(pool, role, Number.POSITIVE_INFINITY, started, undefined);
   try {

@@ -35,6 +35,40 @@ describe('a node on another chain', () => {
   });
 });
 
+describe('a node on another EVM chain id (wrong-genesis with evmChainId)', () => {
+  it('answers eth_chainId with evmChainId as a hex quantity, and leaves it alone when unset', async () => {
+    const honest = await startServer({ fixtures: healthyFixtures(), behaviours: [{ type: 'wrong-genesis' }] });
+    const lying = await startServer({ fixtures: healthyFixtures(), behaviours: [{ type: 'wrong-genesis', evmChainId: 31337 }] });
+    // Unset: the fixture's mainnet chain id 1, as before.
+    await expect(createEvmClient(poolFor(honest.url)).getChainId()).resolves.toBe(1);
+    await expect(createEvmClient(poolFor(lying.url)).getChainId()).resolves.toBe(31337);
+    const raw = await call(lying.url, 'eth_chainId', [], 42);
+    expect(JSON.parse(raw.body)).toEqual({ jsonrpc: '2.0', id: 42, result: '0x7a69' });
+    // The genesis hash and the other methods keep their own behaviour.
+    await expect(createEvmClient(poolFor(lying.url)).getGenesisHash()).resolves.toBe(ANVIL_GENESIS_HASH);
+    await expect(createEvmClient(poolFor(lying.url)).getBlockNumber()).resolves.toBe(20057356n);
+    expect(lying.countByMethod()).toMatchObject({ eth_chainId: 2, eth_getBlockByNumber: 1, eth_blockNumber: 1 });
+  });
+
+  it('answers eth_chainId without an eth_chainId fixture, only when the trigger fires', async () => {
+    const bare = await startServer({ fixtures: [], behaviours: [{ type: 'wrong-genesis', evmChainId: 5, everyNth: 2 }] });
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(JSON.parse((await call(bare.url, 'eth_chainId')).body) as unknown);
+    expect(answers.map((a) => ('result' in (a as object) ? (a as { result: string }).result : (a as { error: { code: number } }).error.code))).toEqual([
+      -32601,
+      '0x5',
+      -32601,
+      '0x5',
+    ]);
+  });
+
+  it('rejects an evmChainId that is not a non-negative safe integer', async () => {
+    for (const evmChainId of [-1, 1.5, Number.NaN, 2 ** 53]) {
+      await expect(startServer({ fixtures: [], behaviours: [{ type: 'wrong-genesis', evmChainId }] })).rejects.toThrow(/evmChainId/);
+    }
+  });
+});
+
 describe('a lagging node', () => {
   it('is unhealthy with numSlotsBehind when it lags more than 128 slots', async () => {
     const server = await startServer({ fixtures: healthyFixtures(), behaviours: [{ type: 'lag', slots: 200 }] });
