@@ -6,7 +6,7 @@
 import { startFaultServer, type FaultServer } from './fault-control.js';
 import { percentile, type FaultServerStats } from './fault-model.js';
 import { createPeerClients, RAW, STURDY_FOUR, STURDY_ONE, type PeerClient } from './peer-clients.js';
-import { table } from './util.js';
+import { gc, table } from './util.js';
 
 export interface PeerResult {
   readonly client: string;
@@ -23,6 +23,8 @@ export interface PeerResult {
   readonly requestsPerCall: number;
   /** Median over rounds of (this client's calls/s ÷ raw undici's in the same round): steadier than best-of on a busy machine. */
   readonly medianRatioToRaw: number;
+  /** Median over rounds of (this client's p50 ÷ raw undici's p50 in the same round). */
+  readonly medianP50RatioToRaw: number;
   readonly note: string;
 }
 
@@ -35,7 +37,7 @@ export interface PeerBenchOptions {
 const received = (stats: FaultServerStats) => stats.ports.reduce((sum, port) => sum + port.received, 0);
 
 /** Runs `client.call` with `inFlight` loops for `durationMs`. */
-async function load(server: FaultServer, client: PeerClient, inFlight: number, durationMs: number): Promise<Omit<PeerResult, 'medianRatioToRaw'>> {
+async function load(server: FaultServer, client: PeerClient, inFlight: number, durationMs: number): Promise<Omit<PeerResult, 'medianRatioToRaw' | 'medianP50RatioToRaw'>> {
   const latencies: number[] = [];
   let errors = 0;
   const end = performance.now() + durationMs;
@@ -50,6 +52,8 @@ async function load(server: FaultServer, client: PeerClient, inFlight: number, d
       }
     }
   };
+  // Every client starts on a collected heap: the previous client's garbage is not this one's GC work.
+  gc?.();
   const server0 = await server.stats();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -74,10 +78,15 @@ async function load(server: FaultServer, client: PeerClient, inFlight: number, d
   };
 }
 
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return (sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.floor(sorted.length / 2)]!) / 2;
+}
+
 export async function benchPeers(options: PeerBenchOptions): Promise<{ results: PeerResult[]; markdown: string }> {
   const server = await startFaultServer(4);
   const { clients, close } = createPeerClients(server.urls);
-  const rounds = new Map<string, Omit<PeerResult, 'medianRatioToRaw'>[]>();
+  const rounds = new Map<string, Omit<PeerResult, 'medianRatioToRaw' | 'medianP50RatioToRaw'>[]>();
   try {
     await server.configure({ baseDelayMs: 0, ports: [] });
     for (const client of clients) await load(server, client, 64, options.warmupMs);
@@ -94,13 +103,16 @@ export async function benchPeers(options: PeerBenchOptions): Promise<{ results: 
     await close();
     await server.stop();
   }
-  // Best round by calls/s; the ratio to raw undici also as the median of same-round ratios.
+  // Best round by calls/s; the ratios to raw undici also as medians of same-round ratios.
   const best = new Map<string, PeerResult>();
   for (const [key, runs] of rounds) {
     const raw = rounds.get(`${RAW}@${runs[0]!.inFlight}`)!;
-    const ratios = runs.map((run, i) => run.requestsPerSecond / raw[i]!.requestsPerSecond).sort((a, b) => a - b);
     const top = runs.reduce((a, b) => (b.requestsPerSecond > a.requestsPerSecond ? b : a));
-    best.set(key, { ...top, medianRatioToRaw: (ratios[Math.floor((ratios.length - 1) / 2)]! + ratios[Math.floor(ratios.length / 2)]!) / 2 });
+    best.set(key, {
+      ...top,
+      medianRatioToRaw: median(runs.map((run, i) => run.requestsPerSecond / raw[i]!.requestsPerSecond)),
+      medianP50RatioToRaw: median(runs.map((run, i) => run.p50Ms / raw[i]!.p50Ms)),
+    });
   }
   const results = [...best.values()];
   return { results, markdown: `${mainTable(results, best)}\n\n${peerTable(results, best)}` };
@@ -116,7 +128,7 @@ function mainTable(results: readonly PeerResult[], best: ReadonlyMap<string, Pee
       (r.requestsPerSecond / raw.requestsPerSecond).toFixed(2),
       r.medianRatioToRaw.toFixed(2),
       r.p50Ms.toFixed(3),
-      (r.p50Ms / raw.p50Ms).toFixed(2),
+      r.medianP50RatioToRaw.toFixed(2),
       r.p99Ms.toFixed(3),
       r.cpuMsPerThousand.toFixed(0),
       r.serverCpuMsPerThousand.toFixed(0),
@@ -124,7 +136,7 @@ function mainTable(results: readonly PeerResult[], best: ReadonlyMap<string, Pee
       r.note,
     ];
   });
-  return table(['client', 'in flight', 'calls/s', '× raw undici (best rounds)', '× raw undici (median of rounds)', 'p50 ms', 'p50 × raw', 'p99 ms', 'client CPU ms / 1k calls', 'server CPU ms / 1k calls', 'requests / call', 'call'], rows);
+  return table(['client', 'in flight', 'calls/s', '× raw undici (best rounds)', '× raw undici (median of rounds)', 'p50 ms', 'p50 × raw (median of rounds)', 'p99 ms', 'client CPU ms / 1k calls', 'server CPU ms / 1k calls', 'requests / call', 'call'], rows);
 }
 
 /** sturdy-rpc's throughput divided by each peer's, per level of concurrency. */

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every benchmark side by side in one run. Never part of `npm test`.
  * Pass `--json <file>` to also write the raw results, `--quick` for short runs (CI smoke),
- * `--only <section,…>` (admission, selection, json, peers, heap, faults) for a focused run.
+ * `--only <section,…>` (admission, selection, json, peers, heap, faults) for a focused run,
+ * `--rounds <n>` for more throughput rounds (the median ratio to raw undici steadies with more).
  */
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -20,6 +21,8 @@ const valueOf = (flag: string) => {
 const jsonPath = valueOf('--json');
 const quick = args.includes('--quick');
 const only = valueOf('--only')?.split(',');
+const rounds = Number(valueOf('--rounds') ?? (quick ? 1 : 4));
+if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds must be a positive integer');
 const wanted = (section: string) => !only || only.includes(section);
 
 const results: Record<string, unknown> = { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, quick };
@@ -41,7 +44,7 @@ await section('selection', 'Selection per admission (filter + band + cap + rotat
 await section('json', 'Exact-integer JSON parsing', benchJson);
 await section('heap', 'Heap per idle endpoint', benchHeap);
 await section('peers', 'Throughput against the limit and the peers (same loopback server, separate process)', () =>
-  benchPeers(quick ? { durationMs: 400, rounds: 1, warmupMs: 150 } : { durationMs: 600, rounds: 4, warmupMs: 400 }),
+  benchPeers(quick ? { durationMs: 400, rounds, warmupMs: 150 } : { durationMs: 600, rounds, warmupMs: 400 }),
 );
 await section('faults', 'Fault scenarios (4 endpoints, one faulty)', () =>
   benchFaults(

@@ -8,7 +8,7 @@ export interface MicroResult {
   readonly bytesPerOp: number | undefined;
 }
 
-const gc = (globalThis as { gc?: () => void }).gc;
+export const gc = (globalThis as { gc?: () => void }).gc;
 
 /** Runs `op` `iterations` times after a warm-up; returns the best of `rounds` ns/op. */
 export async function micro(name: string, op: () => unknown | Promise<unknown>, iterations = 100_000, rounds = 5): Promise<MicroResult> {
