@@ -2,6 +2,7 @@ export { HttpTransportPool, type AcquireOptions } from './pool/http-transport-po
 export { HttpRequestPermit } from './pool/permit.js';
 export type { RequestOptions, RpcRequester } from './pool/request-options.js';
 export type { PoolSnapshot, RoleSnapshot, EndpointSnapshot } from './pool/snapshot.js';
+export type { ChainStatus } from './pool/chain-guard.js';
 export type { EndpointReputationView } from './pool/pool-health.js';
 export type {
   PoolEventMap,
@@ -15,6 +16,8 @@ export type {
   BreakerEvent,
   ReshapeEvent,
   ReputationEvent,
+  ChainEvent,
+  ReconcileEvent,
 } from './pool/events.js';
 export type {
   HttpTransportPoolOptions,
@@ -23,6 +26,7 @@ export type {
   RetrySettings,
   ConcentrationSettings,
   MethodClassification,
+  ExpectedChain,
 } from './config/types.js';
 export { TransportError, isTransportError, type AttemptRecord, type ConfigIssue, type TransportErrorContextByCode } from './errors/transport-error.js';
 export { TRANSPORT_ERROR_CODES, type TransportErrorCode } from './errors/codes.js';
