@@ -19,6 +19,12 @@ const EXPECTED_OUTPUT: Readonly<Record<string, readonly RegExp[]>> = {
   'evm-balance-anvil.ts': [/^chain id: 31337$/m, /: 10000000000000000000000 wei \(10000\.0 ETH\)/, /genesis hash: 0xc56b8342/],
   'backend-fetch-loop.ts': [/^job done/m, /the call in flight ended with ABORTED after \d+ ms/],
   'safe-send.ts': [/^AMBIGUOUS_DISPATCH: endpoint 'primary'/m, /^decision: landed in slot 341197058/m, /^sendTransaction received: primary 1, peer 0$/m],
+  'guarded-pool.ts': [
+    /^chain check: misconfigured wrong-chain \(reported EtWTRABZ…\)$/m,
+    /^reconcile: sendTransaction to 'primary' found after 1 lookup\(s\)$/m,
+    /^sendTransaction resolved: the transaction signature$/m,
+    /^primary: 1 send\(s\), 6 read\(s\); misconfigured: 0 send\(s\), 0 read\(s\); backup: 0 send\(s\), 0 read\(s\)$/m,
+  ],
   'monitoring.ts': [/^30 of 30 reads succeeded$/m, /^flaky +provider-b/m, /: none$/m],
   'adapters/fetch.ts': [/^genesis 5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d$/m],
   'adapters/viem.ts': [/^chain id 31337$/m, /^balance \(wei\) 10000000000000000000000n$/m],
