@@ -17,12 +17,13 @@ import { classifyMethod } from '../jsonrpc/method-table.js';
 import type { FailureCause, RequestKind, RetryClass } from '../retry/causes.js';
 import type { TransportRetrySettings } from '../retry/evaluate.js';
 import { abortedError, Admission, type KindGroup } from './admission.js';
-import { DEFAULT_RECONCILE, type ReconcileSettings } from './reconcile.js';
+import { reconcileSettingsOf, type ReconcileSettings } from './reconcile.js';
 import { ChainGuard, chainChecksOf, describeExpectedChain, type ChainGuardHost } from './chain-guard.js';
 import { PoolEvents, type PoolEventListener, type PoolEventName } from './events.js';
 import { PoolHealth } from './pool-health.js';
 import { HttpRequestPermit, type PermitHost } from './permit.js';
-import { askEndpoint, runRequest } from './request-loop.js';
+import { askEndpoint } from './attempt.js';
+import { runRequest } from './request-loop.js';
 import type { RequestOptions, RpcRequester } from './request-options.js';
 import { buildSnapshot, type PoolSnapshot } from './snapshot.js';
 import { buildKindGroups } from './topology.js';
@@ -300,10 +301,4 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     if (rateLimited) this.#events.emit('rate-limited', { atMs: now, endpointId: role.endpointId, kind, providerDelayMs, cooldownMs });
     if (before !== 'rate-limited') this.#events.emit('cooldown', { atMs: now, endpointId: role.endpointId, kind, phase: 'start', durationMs: cooldownMs });
   }
-}
-
-function reconcileSettingsOf(option: HttpTransportPoolOptions['reconcileSends']): ReconcileSettings | undefined {
-  if (option === undefined || option === false) return undefined;
-  if (option === true) return DEFAULT_RECONCILE;
-  return { windowMs: option.windowMs ?? DEFAULT_RECONCILE.windowMs, intervalMs: option.intervalMs ?? DEFAULT_RECONCILE.intervalMs };
 }

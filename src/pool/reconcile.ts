@@ -1,4 +1,5 @@
 import { sleep, type Clock } from '../clock.js';
+import type { HttpTransportPoolOptions } from '../config/types.js';
 import { isTransportError } from '../errors/transport-error.js';
 import { evmTransactionHashFromSendParams, solanaSignatureFromSendParams } from '../jsonrpc/transaction-id.js';
 
@@ -11,6 +12,14 @@ export interface ReconcileSettings {
 }
 
 export const DEFAULT_RECONCILE: ReconcileSettings = { windowMs: 3_000, intervalMs: 500 };
+
+/** The `reconcileSends` option resolved: undefined when off. */
+export function reconcileSettingsOf(option: HttpTransportPoolOptions['reconcileSends']): ReconcileSettings | undefined {
+  if (option === undefined || option === false) return undefined;
+  if (option === true) return DEFAULT_RECONCILE;
+  return { windowMs: option.windowMs ?? DEFAULT_RECONCILE.windowMs, intervalMs: option.intervalMs ?? DEFAULT_RECONCILE.intervalMs };
+}
+
 
 /** A send the pool knows how to look up: its transaction id, and the read that finds it. */
 export interface SendLookup {

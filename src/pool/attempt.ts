@@ -1,0 +1,157 @@
+import type { RoleState } from '../admission/role-state.js';
+import type { Clock, QueuedTimer } from '../clock.js';
+import { AttemptAbort } from '../http/attempt-abort.js';
+import { classifyOutcome } from '../http/classify.js';
+import type { ExecuteRequest, ExecutorTarget, RawOutcome } from '../http/executor.js';
+import type { AbortReason, ClassifiedOutcome, ClassifyContext } from '../http/outcome.js';
+import type { ChainCheck } from './chain-guard.js';
+import type { PoolInternals } from './http-transport-pool.js';
+
+/**
+ * One exchange with one endpoint — a call's attempt, or the chain guard's check — under
+ * the attempt's cancellation (the caller's signal, pool.close(), its time limit).
+ */
+
+/**
+ * One attempt in flight: its cancellation (the caller's signal, pool.close(), its timer)
+ * and what its exchange left behind. It is its own entry in the pool's attempt-timer
+ * queue, so an attempt arms no clock timer of its own.
+ */
+export class AttemptControl implements QueuedTimer {
+  readonly cancellation = new AttemptAbort();
+  readonly target: ExecutorTarget;
+  abortReason: AbortReason | undefined;
+  dueMs = 0;
+  /** The raw outcome of the last exchange. */
+  raw: RawOutcome | undefined;
+  readonly #pool: PoolInternals;
+  readonly #callerSignal: AbortSignal | undefined;
+  readonly #timeoutReason: AbortReason;
+  readonly #onCallerAbort: (() => void) | undefined;
+
+  constructor(pool: PoolInternals, role: RoleState, deadlineMs: number, startedMs: number, callerSignal: AbortSignal | undefined) {
+    this.#pool = pool;
+    this.target = role.target;
+    this.#callerSignal = callerSignal;
+    if (callerSignal !== undefined) {
+      this.#onCallerAbort = () => this.abortByCaller();
+      callerSignal.addEventListener('abort', this.#onCallerAbort, { once: true });
+      if (callerSignal.aborted) this.abortByCaller();
+    }
+    pool.inFlightAttempts.add(this);
+    const roleTimeoutMs = role.settings.requestTimeoutMs;
+    const untilDeadline = deadlineMs - startedMs;
+    this.#timeoutReason = untilDeadline <= roleTimeoutMs ? 'deadline' : 'attempt-timeout';
+    pool.attemptTimers.add(this, Math.min(roleTimeoutMs, untilDeadline));
+  }
+
+  /** The attempt's time is up: the call's deadline, or the role's `requestTimeoutMs`. */
+  fire(): void {
+    this.#abort(this.#timeoutReason);
+  }
+
+  /** The caller's signal or pool.close(). */
+  abortByCaller(): void {
+    this.#abort('caller');
+  }
+
+  #abort(reason: AbortReason): void {
+    if (this.abortReason !== undefined) return;
+    this.abortReason = reason;
+    this.cancellation.abort();
+  }
+
+  finish(): void {
+    this.#pool.attemptTimers.remove(this);
+    if (this.#onCallerAbort !== undefined) this.#callerSignal?.removeEventListener('abort', this.#onCallerAbort);
+    this.#pool.inFlightAttempts.delete(this);
+  }
+}
+
+/** What the executor gets: classes, so the lazy getters cost no closure per attempt. */
+class AttemptRequest implements ExecuteRequest {
+  readonly target: ExecutorTarget;
+  readonly body: string;
+  readonly cancellation: AttemptAbort;
+  readonly maxResponseBytes: number;
+  readonly avoidStaleSockets: boolean;
+
+  constructor(target: ExecutorTarget, body: string, cancellation: AttemptAbort, maxResponseBytes: number, avoidStaleSockets: boolean) {
+    this.target = target;
+    this.body = body;
+    this.cancellation = cancellation;
+    this.maxResponseBytes = maxResponseBytes;
+    this.avoidStaleSockets = avoidStaleSockets;
+  }
+
+  /** Created on first read only (the undici executor never reads it). */
+  get signal(): AbortSignal {
+    return this.cancellation.signal;
+  }
+}
+
+class AttemptContext implements ClassifyContext {
+  readonly method: string;
+  readonly id: number;
+  readonly abortReason: AbortReason | undefined;
+  readonly #clock: Clock;
+
+  constructor(method: string, id: number, abortReason: AbortReason | undefined, clock: Clock) {
+    this.method = method;
+    this.id = id;
+    this.abortReason = abortReason;
+    this.#clock = clock;
+  }
+
+  /** Read only when a Retry-After HTTP-date needs it. */
+  get wallNowMs(): number {
+    return this.#clock.wallNow();
+  }
+}
+
+/**
+ * One request/response on the attempt's endpoint, classified; the raw outcome is left on
+ * `control`. Never throws: a custom executor that throws or returns a malformed outcome
+ * gives an ambiguous failure.
+ */
+export async function exchange(
+  pool: PoolInternals,
+  control: AttemptControl,
+  method: string,
+  body: (id: number) => string,
+  avoidStaleSockets: boolean,
+): Promise<ClassifiedOutcome> {
+  const { clock } = pool;
+  const id = pool.nextId();
+  const cancellation = control.cancellation;
+  let raw: RawOutcome;
+  try {
+    raw = await pool.executor.execute(new AttemptRequest(control.target, body(id), cancellation, pool.maxResponseBytes, avoidStaleSockets));
+  } catch (error) {
+    // A custom executor broke its contract by throwing; treat it as an ambiguous failure.
+    raw = { type: 'error', kind: control.abortReason === undefined ? 'other' : 'aborted', dispatched: true, error };
+  }
+  control.raw = raw;
+  const context = new AttemptContext(method, id, control.abortReason, clock);
+  try {
+    return classifyOutcome(raw, context);
+  } catch (error) {
+    // A custom executor returned a malformed outcome: an ambiguous failure, like a throw.
+    return classifyOutcome({ type: 'error', kind: 'other', dispatched: true, error }, context);
+  }
+}
+
+/** The chain guard's question to one endpoint, outside admission, under the role's `requestTimeoutMs`. */
+export async function askEndpoint(pool: PoolInternals, role: RoleState, check: ChainCheck): Promise<{ readonly outcome: ClassifiedOutcome; readonly latencyMs: number }> {
+  const started = pool.clock.now();
+  // Outside admission, but it spends a token when one is there, so the first call waits its turn.
+  role.bucket?.tryTake(started);
+  // No call deadline: running out of `requestTimeoutMs` is the endpoint's fault (an attempt-timeout).
+  const control = new AttemptControl(pool, role, Number.POSITIVE_INFINITY, started, undefined);
+  try {
+    const outcome = await exchange(pool, control, check.method, check.body, false);
+    return { outcome, latencyMs: pool.clock.now() - started };
+  } finally {
+    control.finish();
+  }
+}
