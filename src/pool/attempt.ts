@@ -1,3 +1,8 @@
+/**
+ * One exchange with one endpoint — a call's attempt, or the chain guard's check — under
+ * the attempt's cancellation (the caller's signal, pool.close(), its time limit).
+ */
+
 import type { RoleState } from '../admission/role-state.js';
 import type { Clock, QueuedTimer } from '../clock.js';
 import { AttemptAbort } from '../http/attempt-abort.js';
@@ -6,11 +11,6 @@ import type { ExecuteRequest, ExecutorTarget, RawOutcome } from '../http/executo
 import type { AbortReason, ClassifiedOutcome, ClassifyContext } from '../http/outcome.js';
 import type { ChainCheck } from './chain-guard.js';
 import type { PoolInternals } from './http-transport-pool.js';
-
-/**
- * One exchange with one endpoint — a call's attempt, or the chain guard's check — under
- * the attempt's cancellation (the caller's signal, pool.close(), its time limit).
- */
 
 /**
  * One attempt in flight: its cancellation (the caller's signal, pool.close(), its timer)

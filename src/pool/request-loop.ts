@@ -123,10 +123,10 @@ async function reconcile(
   const lookup = pool.reconcile && sendLookupOf(call.method, call.params);
   if (!lookup) return undefined;
   const stop = new AbortController();
-  const onStop = { abortByCaller: () => stop.abort() };
-  const onCallerAbort = () => stop.abort();
-  callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
-  if (callerSignal?.aborted || pool.closedError()) stop.abort();
+  const stopNow = () => stop.abort();
+  const onStop = { abortByCaller: stopNow };
+  callerSignal?.addEventListener('abort', stopNow, { once: true });
+  if (callerSignal?.aborted || pool.closedError()) stopNow();
   pool.inFlightAttempts.add(onStop);
   try {
     const read = (timeoutMs: number) => runRequest(pool, lookup.method, lookup.params, { timeoutMs, signal: stop.signal });
@@ -134,7 +134,7 @@ async function reconcile(
     pool.events.emit('reconcile', { atMs: pool.clock.now(), endpointId, method: call.method, found, lookups });
     return { found, lookups, transactionId: lookup.transactionId };
   } finally {
-    callerSignal?.removeEventListener('abort', onCallerAbort);
+    callerSignal?.removeEventListener('abort', stopNow);
     pool.inFlightAttempts.delete(onStop);
   }
 }
