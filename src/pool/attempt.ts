@@ -38,7 +38,7 @@ export class AttemptControl implements QueuedTimer {
       callerSignal.addEventListener('abort', this.#onCallerAbort, { once: true });
       if (callerSignal.aborted) this.abortByCaller();
     }
-    pool.inFlightAttempts.add(this);
+    pool.cancelOnClose.add(this);
     const roleTimeoutMs = role.settings.requestTimeoutMs;
     const untilDeadline = deadlineMs - startedMs;
     this.#timeoutReason = untilDeadline <= roleTimeoutMs ? 'deadline' : 'attempt-timeout';
@@ -64,7 +64,7 @@ export class AttemptControl implements QueuedTimer {
   finish(): void {
     this.#pool.attemptTimers.remove(this);
     if (this.#onCallerAbort !== undefined) this.#callerSignal?.removeEventListener('abort', this.#onCallerAbort);
-    this.#pool.inFlightAttempts.delete(this);
+    this.#pool.cancelOnClose.delete(this);
   }
 }
 

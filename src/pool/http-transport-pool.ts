@@ -54,8 +54,8 @@ export interface PoolInternals {
   /** `reconcileSends`, resolved; undefined when off. */
   readonly reconcile: ReconcileSettings | undefined;
   readonly redact: (text: string) => string;
-  /** Each attempt in flight, for pool.close() to cancel. */
-  readonly inFlightAttempts: Set<{ abortByCaller(): void }>;
+  /** Work in flight that pool.close() cancels: attempts, checks, reconciliations. */
+  readonly cancelOnClose: Set<{ abortByCaller(): void }>;
   /** One clock timer for every attempt's time limit. */
   readonly attemptTimers: TimerQueue;
   /** The POOL_CLOSED error once the pool is closed. */
@@ -123,7 +123,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       reconcile: reconcileSettingsOf(options.reconcileSends),
       redact: createRedactor(fragments),
-      inFlightAttempts: new Set(),
+      cancelOnClose: new Set(),
       attemptTimers: new TimerQueue(this.#clock),
       closedError: () => pool.#closedError,
       nextId: () => (id = id >= Number.MAX_SAFE_INTEGER ? 1 : id + 1),
@@ -176,7 +176,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     const closedError = () => new TransportError('POOL_CLOSED', 'The pool was closed', { context: {} });
     this.#closedError = closedError();
     for (const group of this.#groups.values()) this.#admission.rejectAll(group, closedError);
-    for (const attempt of [...this.#internals.inFlightAttempts]) attempt.abortByCaller();
+    for (const attempt of [...this.#internals.cancelOnClose]) attempt.abortByCaller();
     this.#closing = this.#internals.executor.close();
     return this.#closing;
   }

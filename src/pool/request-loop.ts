@@ -127,7 +127,7 @@ async function reconcile(
   const onStop = { abortByCaller: stopNow };
   callerSignal?.addEventListener('abort', stopNow, { once: true });
   if (callerSignal?.aborted || pool.closedError()) stopNow();
-  pool.inFlightAttempts.add(onStop);
+  pool.cancelOnClose.add(onStop);
   try {
     const read = (timeoutMs: number) => runRequest(pool, lookup.method, lookup.params, { timeoutMs, signal: stop.signal });
     const { found, lookups } = await lookUpSend(lookup, read, pool.clock, pool.reconcile!, deadlineMs, stop.signal);
@@ -135,7 +135,7 @@ async function reconcile(
     return { found, lookups, transactionId: lookup.transactionId };
   } finally {
     callerSignal?.removeEventListener('abort', stopNow);
-    pool.inFlightAttempts.delete(onStop);
+    pool.cancelOnClose.delete(onStop);
   }
 }
 
