@@ -16,7 +16,7 @@
  */
 import { HttpTransportPool } from '../src/index.js';
 import { createSolanaClient, SOLANA_GENESIS_HASHES, solanaSignatureFromWire } from '../src/solana/index.js';
-import { createFixtureServer, type Fixture } from '../src/testing/index.js';
+import { createFixtureServer, resultFixture } from '../src/testing/index.js';
 
 /** Wire format: compact-u16 signature count (1), one 64-byte signature, then the message bytes. */
 const bytes = new Uint8Array(1 + 64 + 96).map((_, i) => (i === 0 ? 1 : (i * 31 + 5) & 0xff));
@@ -24,22 +24,12 @@ const wire = Buffer.from(bytes).toString('base64');
 const signature = solanaSignatureFromWire(wire, 'base64');
 if (signature === undefined) throw new Error('malformed wire transaction');
 
-/** An inline fixture: one JSON-RPC answer, in the same format as the files in fixtures/. */
-function answer(method: string, params: readonly unknown[], result: unknown): Fixture {
-  return {
-    name: `example-${method}`,
-    source: 'examples/guarded-pool.ts',
-    chain: 'solana',
-    request: { method, params },
-    response: { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, result }) },
-  };
-}
 const fixtures = [
-  answer('getGenesisHash', [], SOLANA_GENESIS_HASHES['mainnet-beta']),
-  answer('getSlot', [], 341197060),
-  answer('sendTransaction', [wire, { encoding: 'base64', skipPreflight: true }], signature),
+  resultFixture('solana', 'getGenesisHash', [], SOLANA_GENESIS_HASHES['mainnet-beta']),
+  resultFixture('solana', 'getSlot', [], 341197060),
+  resultFixture('solana', 'sendTransaction', [wire, { encoding: 'base64', skipPreflight: true }], signature),
   // The cluster has seen the transaction: the primary processed it before the reset.
-  answer('getSignatureStatuses', [[signature], { searchTransactionHistory: false }], {
+  resultFixture('solana', 'getSignatureStatuses', [[signature], { searchTransactionHistory: false }], {
     context: { slot: 341197061 },
     value: [{ slot: 341197060, confirmations: 0, err: null, status: { Ok: null }, confirmationStatus: 'processed' }],
   }),

@@ -13,7 +13,7 @@
  */
 import { HttpTransportPool, isTransportError } from '../src/index.js';
 import { createSolanaClient, solanaSignatureFromWire } from '../src/solana/index.js';
-import { createFixtureServer, type Fixture } from '../src/testing/index.js';
+import { createFixtureServer, resultFixture } from '../src/testing/index.js';
 
 /** Wire format: compact-u16 signature count (1), one 64-byte signature, then the message bytes. */
 function wireTransaction(): string {
@@ -27,20 +27,10 @@ const wire = wireTransaction();
 const signature = solanaSignatureFromWire(wire, 'base64');
 if (signature === undefined) throw new Error('malformed wire transaction');
 
-/** An inline fixture: one JSON-RPC answer, in the same format as the files in fixtures/. */
-function answer(method: string, params: readonly unknown[], result: unknown): Fixture {
-  return {
-    name: `example-${method}`,
-    source: 'examples/safe-send.ts',
-    chain: 'solana',
-    request: { method, params },
-    response: { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, result }) },
-  };
-}
 const fixtures = [
-  answer('sendTransaction', [wire, { encoding: 'base64', skipPreflight: true }], signature),
+  resultFixture('solana', 'sendTransaction', [wire, { encoding: 'base64', skipPreflight: true }], signature),
   // The transaction did land: the node that reset had already forwarded it.
-  answer('getSignatureStatuses', [[signature], { searchTransactionHistory: true }], {
+  resultFixture('solana', 'getSignatureStatuses', [[signature], { searchTransactionHistory: true }], {
     context: { slot: 341197060 },
     value: [{ slot: 341197058, confirmations: null, err: null, status: { Ok: null }, confirmationStatus: 'confirmed' }],
   }),

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { parseJsonExact } from '../jsonrpc/exact-json.js';
+import { parseJsonExact, stringifyJson } from '../jsonrpc/exact-json.js';
 
 /**
  * The fixture file format (`fixtures/README.md`): one recorded JSON-RPC exchange per file.
@@ -46,6 +46,25 @@ export interface Fixture {
     readonly body: string;
   };
   readonly expect?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * An inline fixture answering `method` with `params` by `result` (HTTP 200, JSON) — for
+ * tests and examples that do not need a recorded file. The id in the body is replaced by the
+ * request's, like every fixture's.
+ *
+ * ```ts
+ * const node = await createFixtureServer({ fixtures: [resultFixture('solana', 'getSlot', [], 341197060)] });
+ * ```
+ */
+export function resultFixture(chain: Fixture['chain'], method: string, params: readonly unknown[], result: unknown): Fixture {
+  return {
+    name: `inline-${method}`,
+    source: 'resultFixture()',
+    chain,
+    request: { method, params },
+    response: { status: 200, headers: { 'content-type': 'application/json' }, body: stringifyJson({ jsonrpc: '2.0', id: 1, result }) },
+  };
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 export { createFakeClock, type FakeClock, type CreateFakeClockOptions } from './fake-clock.js';
 export { createSeededRandom, type Clock, type Random, type TimerHandle } from '../clock.js';
-export { loadFixtures, parseFixture, fixtureSchema, type Fixture } from './fixtures.js';
+export { loadFixtures, parseFixture, fixtureSchema, resultFixture, type Fixture } from './fixtures.js';
 export {
   createFixtureServer,
   type CreateFixtureServerOptions,

@@ -2,7 +2,9 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadFixtures, parseFixture } from '../../src/testing/fixtures.js';
+import { loadFixtures, parseFixture, resultFixture } from '../../src/testing/fixtures.js';
+import { createFixtureServer } from '../../src/testing/fixture-server.js';
+import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
 import { FIXTURES_DIR } from './helpers.js';
 
 const dirs: string[] = [];
@@ -81,5 +83,21 @@ describe('fixture header values', () => {
     expect(() => parseFixture(base, 'x.json')).toThrow(/headers/);
     expect(() => parseFixture({ ...base, response: { ...base.response, headers: { 'x-note': 'a\r\nb' } } }, 'x.json')).toThrow(/headers/);
     expect(parseFixture({ ...base, response: { ...base.response, headers: { 'x-note': 'café' } } }, 'x.json').response.headers['x-note']).toBe('café');
+  });
+});
+
+describe('resultFixture', () => {
+  it('builds a valid fixture whose body carries the result exactly, u64 included, that a fixture server answers with', async () => {
+    const fixture = resultFixture('solana', 'getBalance', ['Vote111111111111111111111111111111111111111'], { context: { slot: 1 }, value: 18446744073709551615n });
+    expect(parseFixture(JSON.parse(JSON.stringify(fixture)))).toEqual(fixture);
+    expect(fixture.response.body).toBe('{"jsonrpc":"2.0","id":1,"result":{"context":{"slot":1},"value":18446744073709551615}}');
+    const node = await createFixtureServer({ fixtures: [fixture] });
+    try {
+      const pool = new HttpTransportPool({ endpoints: [{ url: node.url }] });
+      await expect(pool.request('getBalance', ['Vote111111111111111111111111111111111111111'])).resolves.toEqual({ context: { slot: 1 }, value: 18446744073709551615n });
+      await pool.close();
+    } finally {
+      await node.close();
+    }
   });
 });
