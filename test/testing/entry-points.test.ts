@@ -56,6 +56,7 @@ describe('entry points', () => {
       'fixtureSchema',
       'loadFixtures',
       'parseFixture',
+      'resultFixture',
     ]);
   });
 });
