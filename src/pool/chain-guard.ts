@@ -1,7 +1,8 @@
 import type { Clock } from '../clock.js';
 import { invalidConfig } from '../config/normalize.js';
 import type { HttpTransportPoolOptions } from '../config/types.js';
-import type { ConfigIssue } from '../errors/transport-error.js';
+import { TransportError, type ConfigIssue } from '../errors/transport-error.js';
+import type { RequestKind } from '../retry/causes.js';
 import type { RoleState } from '../admission/role-state.js';
 import { failureOf } from '../http/classify.js';
 import type { ClassifiedFailure, ClassifiedOutcome } from '../http/outcome.js';
@@ -71,6 +72,14 @@ export function describeExpectedChain(options: HttpTransportPoolOptions): string
   const { genesisHash, chainId } = options.expectedChain ?? {};
   const parts = [chainId === undefined ? '' : `chain id ${chainId}`, genesisHash === undefined ? '' : `genesis hash ${genesisHash}`];
   return parts.filter(Boolean).join(', ');
+}
+
+/** `CHAIN_MISMATCH`: every endpoint serving `kind` (or the pinned one) is on another chain than `expected`. */
+export function chainMismatchError(expected: string, kind: RequestKind, pinned: string | undefined): TransportError<'CHAIN_MISMATCH'> {
+  const which = pinned === undefined ? `Every endpoint serving '${kind}' requests is` : `Endpoint '${pinned}' is`;
+  return new TransportError('CHAIN_MISMATCH', `${which} on another chain than expected (${expected})`, {
+    context: { kind, expected, ...(pinned === undefined ? {} : { pinnedEndpoint: pinned }) },
+  });
 }
 
 /** What the guard needs from the pool. */

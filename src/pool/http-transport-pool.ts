@@ -18,7 +18,7 @@ import type { FailureCause, RequestKind, RetryClass } from '../retry/causes.js';
 import type { TransportRetrySettings } from '../retry/evaluate.js';
 import { abortedError, Admission, type KindGroup } from './admission.js';
 import { reconcileSettingsOf, type ReconcileSettings } from './reconcile.js';
-import { ChainGuard, chainChecksOf, describeExpectedChain, type ChainGuardHost } from './chain-guard.js';
+import { ChainGuard, chainChecksOf, chainMismatchError, describeExpectedChain, type ChainGuardHost } from './chain-guard.js';
 import { PoolEvents, type PoolEventListener, type PoolEventName } from './events.js';
 import { PoolHealth } from './pool-health.js';
 import { HttpRequestPermit, type PermitHost } from './permit.js';
@@ -214,7 +214,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     const group = this.#groups.get(kind);
     const pin = options.endpoint === undefined ? undefined : group?.roles.find((role) => role.endpointId === options.endpoint);
     if (!group || (options.endpoint !== undefined && !pin)) return Promise.reject(this.#noEndpoint(kind, options.endpoint));
-    if (group.enabledRoles === 0 || pin?.disabled) return Promise.reject(this.#chainMismatch(kind, pin?.endpointId));
+    if (group.enabledRoles === 0 || pin?.disabled) return Promise.reject(chainMismatchError(this.#expectedChain, kind, pin?.endpointId));
     const timeoutMs = options.timeoutMs ?? (pin ? pin.settings.requestTimeoutMs : group.minTimeoutMs);
     if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
       return Promise.reject(new TransportError('INVALID_INPUT', 'timeoutMs must be a finite number > 0', { context: { field: 'timeoutMs' } }));
@@ -252,12 +252,6 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     };
   }
 
-  #chainMismatch(kind: RequestKind, pinned: string | undefined): TransportError<'CHAIN_MISMATCH'> {
-    const which = pinned === undefined ? `Every endpoint serving '${kind}' requests is` : `Endpoint '${pinned}' is`;
-    return new TransportError('CHAIN_MISMATCH', `${which} on another chain than expected (${this.#expectedChain})`, {
-      context: { kind, expected: this.#expectedChain, ...(pinned === undefined ? {} : { pinnedEndpoint: pinned }) },
-    });
-  }
 
   /** The chain guard found `endpointId` on another chain: out of every kind for good; calls that can no longer be served fail now. */
   #excludeEndpoint(endpointId: string): void {
@@ -267,8 +261,8 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       role.disable();
       group.enabledRoles--;
       const kind = group.kind;
-      if (group.enabledRoles === 0) this.#admission.rejectAll(group, () => this.#chainMismatch(kind, undefined));
-      else this.#admission.rejectAll(group, () => this.#chainMismatch(kind, endpointId), (request) => request.pin === role);
+      if (group.enabledRoles === 0) this.#admission.rejectAll(group, () => chainMismatchError(this.#expectedChain, kind, undefined));
+      else this.#admission.rejectAll(group, () => chainMismatchError(this.#expectedChain, kind, endpointId), (request) => request.pin === role);
     }
   }
 
