@@ -1,4 +1,5 @@
 import { registrableDomain } from '../concentration/registrable-domain.js';
+import { basicAuthorizationOf, safeDecode } from '../http/url-credentials.js';
 
 const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 
@@ -23,23 +24,19 @@ export function redactUrl(url: string): string {
   return `${parsed.protocol}//${domain === host ? '' : '…'}${domain}`;
 }
 
-/** `decodeURIComponent` that never throws on a malformed escape (a URL may hold one). */
-function safeDecode(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
-}
-
 /**
- * Fragments of configured URLs and header values that could be secrets: userinfo, every
- * subdomain label and path segment and query value of 6+ characters, and header values.
+ * Fragments of configured URLs and header values that could be secrets, in every form
+ * they take on the wire or in a node's echo: userinfo (and the `Basic` credential the
+ * executors derive from it), every subdomain label, path segment and query value of 6+
+ * characters, header values and each of their words (a `Bearer` token alone), each as
+ * configured, percent-decoded and percent-encoded.
  */
 export function secretFragments(urls: readonly string[], headerValues: readonly string[] = []): string[] {
   const fragments = new Set<string>();
   const add = (value: string) => {
-    if (value.length >= 6) fragments.add(value);
+    for (const form of [value, safeDecode(value), encodeURIComponent(value), encodeURIComponent(safeDecode(value))]) {
+      if (form.length >= 6) fragments.add(form);
+    }
   };
   for (const url of urls) {
     add(url);
@@ -49,16 +46,23 @@ export function secretFragments(urls: readonly string[], headerValues: readonly 
     } catch {
       continue;
     }
-    add(safeDecode(parsed.username));
-    add(safeDecode(parsed.password));
+    add(parsed.username);
+    add(parsed.password);
+    const authorization = basicAuthorizationOf(parsed);
+    if (authorization !== undefined) add(authorization.slice('Basic '.length));
     // Every label left of the registrable domain (all labels when there is none) may be a key.
     const domain = registrableDomain(parsed.hostname);
     const sub = domain === undefined ? parsed.hostname : parsed.hostname.slice(0, Math.max(0, parsed.hostname.length - domain.length - 1));
     for (const label of sub.split('.')) add(label);
-    for (const segment of parsed.pathname.split('/')) add(safeDecode(segment));
+    for (const segment of parsed.pathname.split('/')) add(segment);
+    // Query values as written (`+` or `%20` for a space) and as parsed.
+    for (const pair of parsed.search.slice(1).split('&')) add(pair.slice(pair.indexOf('=') + 1));
     for (const value of parsed.searchParams.values()) add(value);
   }
-  for (const value of headerValues) add(value);
+  for (const value of headerValues) {
+    add(value);
+    for (const word of value.split(/\s+/)) add(word);
+  }
   // Longest first, so a whole URL is replaced before one of its parts.
   return [...fragments].sort((a, b) => b.length - a.length);
 }

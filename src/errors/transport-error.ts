@@ -33,6 +33,13 @@ export interface TransportErrorContextByCode {
     readonly transactionHash?: string;
     /** With `reconcileSends`: how many lookups ran without finding the transaction. */
     readonly lookups?: number;
+    /**
+     * What the last attempt got instead of a usable answer: a transport failure after the
+     * write (`socket-after-write`, `attempt-timeout`, …), an unusable body (`html`,
+     * `truncated`, `empty-result`, `send-result-mismatch` when the node answered another
+     * transaction's id), or `cancelled-after-write`.
+     */
+    readonly reason?: string;
   };
   RPC_ERROR: { readonly rpcCode: number; readonly rpcMessage: string; readonly rpcData?: unknown };
   INVALID_RESPONSE: { readonly reason: string };

@@ -29,6 +29,7 @@ import {
   readNodeUnhealthy,
 } from '../jsonrpc/heuristics.js';
 import { isUnexpectedEmptyResult } from '../jsonrpc/method-table.js';
+import { isSentTransactionId } from '../jsonrpc/transaction-id.js';
 import type { RawOutcome } from './executor.js';
 import type { ClassifiedFailure, ClassifiedOutcome, ClassifyContext } from './outcome.js';
 
@@ -95,6 +96,8 @@ export const RULES = {
   'id-null': row('invalid-response', AMBIGUOUS, 'critical', true, true),
   'malformed-error': row('invalid-response', AMBIGUOUS, 'critical', true, true),
   'empty-result': row('invalid-response', AMBIGUOUS, 'critical', true, true),
+  // A send answered with another transaction's id (or none): the node received it, so it stays ambiguous.
+  'send-result-mismatch': row('invalid-response', AMBIGUOUS, 'critical', true, true),
   'body-rate-limit': row('rate-limited', 'rejected', 'minor', false),
   'body-auth': row('endpoint-rejected', 'rejected', 'fatal', false),
   // JSON-RPC errors
@@ -227,6 +230,9 @@ function classifySuccessStatus(raw: RawResponse, ctx: ClassifyContext): Classifi
   switch (envelope.type) {
     case 'result':
       if (isUnexpectedEmptyResult(ctx.method, envelope.result)) return failureOf('empty-result', { status });
+      if (ctx.sentTransactionId !== undefined && !isSentTransactionId(ctx.sentTransactionId, envelope.result)) {
+        return failureOf('send-result-mismatch', { status });
+      }
       return { ok: true, dispatch: 'completed', status, result: envelope.result };
     case 'error':
       return classifyRpcError(envelope.error, status, parseRetryAfter(raw.headers['retry-after'], ctx.wallNowMs), ctx);

@@ -5,6 +5,7 @@ import type {
   HttpExecutor,
   RawOutcome,
 } from './executor.js';
+import { basicAuthorizationOf } from './url-credentials.js';
 import { failure, PROVEN_UNSENT_CODES, SOCKET_CODES, type ErrorOutcome } from './error-codes.js';
 
 /**
@@ -150,20 +151,13 @@ function prepareTarget(target: ExecutorTarget): { url: string; headers: Record<s
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('unsupported protocol');
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   // fetch refuses URLs with credentials: move them to a Basic authorization header.
-  if (url.username !== '' || url.password !== '') {
-    const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-    headers['authorization'] = `Basic ${base64Utf8(credentials)}`;
+  const authorization = basicAuthorizationOf(url);
+  if (authorization !== undefined) {
+    headers['authorization'] = authorization;
     url.username = '';
     url.password = '';
   }
   for (const [name, value] of Object.entries(target.headers)) headers[name.toLowerCase()] = value;
   return { url: url.href, headers };
-}
-
-/** `btoa` takes Latin-1 only; encode UTF-8 first (no Buffer: this file must run in browsers). */
-function base64Utf8(text: string): string {
-  let binary = '';
-  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
-  return btoa(binary);
 }
 

@@ -1,5 +1,6 @@
 import type { DispatchState, FailureCause } from '../retry/causes.js';
 import type { ReputationSignalKind } from '../reputation/signals.js';
+import type { SentTransactionId } from '../jsonrpc/transaction-id.js';
 
 /** Why the pool aborted an attempt's signal, if it did. */
 export type AbortReason = 'caller' | 'deadline' | 'attempt-timeout';
@@ -13,6 +14,8 @@ export interface ClassifyContext {
   readonly abortReason: AbortReason | undefined;
   /** Wall-clock now (epoch ms), to read `Retry-After` HTTP-dates. */
   readonly wallNowMs: number;
+  /** A send's transaction id, computed locally: a result that is not this id is a lie, not an answer. */
+  readonly sentTransactionId?: SentTransactionId | undefined;
 }
 
 export type ClassifiedOutcome =

@@ -10,6 +10,7 @@ import type {
   RawOutcome,
 } from './executor.js';
 import { decodeResponse, type RawResponse } from './decode-body.js';
+import { basicAuthorizationOf } from './url-credentials.js';
 import { CONNECT_CODES, errorCode, failure, SOCKET_CODES, type ErrorOutcome } from './error-codes.js';
 
 /**
@@ -224,10 +225,8 @@ function prepareTarget(target: ExecutorTarget): PreparedTarget {
   const url = new URL(target.url);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('unsupported protocol');
   const headers: Record<string, string> = { 'content-type': 'application/json', 'accept-encoding': 'gzip, deflate, br' };
-  if (url.username !== '' || url.password !== '') {
-    const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-    headers['authorization'] = `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
-  }
+  const authorization = basicAuthorizationOf(url);
+  if (authorization !== undefined) headers['authorization'] = authorization;
   // Configured headers win over the defaults and over URL credentials.
   for (const [name, value] of Object.entries(target.headers)) headers[name.toLowerCase()] = value;
   return { origin: url.origin, path: `${url.pathname}${url.search}`, headers };

@@ -3,9 +3,10 @@
  * gateway's classifier). Pure predicates over text and JSON-RPC error objects; the
  * classifier (`src/http/classify.ts`) decides what each one means for retry and reputation.
  *
- * Providers disagree on codes (`-32005` is "limit exceeded" in EIP-1474, Infura's rate
- * limit, and Solana's node-unhealthy), so wording and `data` fields carry as much weight
- * as the code.
+ * A code decides; wording and `data` fields only refine the few codes that are known to
+ * be ambiguous (`-32005` is "limit exceeded" in EIP-1474, Infura's rate limit, and
+ * Solana's node-unhealthy; `-32000`/`-32603` are catch-alls). Bodies without a JSON-RPC
+ * code (plain text, HTML) and ambiguous HTTP statuses (403, 503) are read by wording too.
  */
 import { clampProviderDelayMs, parseRetryAfter } from '../retry/retry-after.js';
 import type { JsonRpcErrorObject } from './envelope.js';
@@ -58,26 +59,43 @@ export function isExecutionRevert(error: JsonRpcErrorObject): boolean {
   return error.code === 3 || REVERT.test(head(error.message));
 }
 
-/** JSON-RPC error codes that mean "rate limited" on their own. */
+/**
+ * Which JSON-RPC error codes wording may refine (README "How outcomes are classified").
+ * A code decides on its own unless it is one of these: an application error such as
+ * Solana's `-32002` preflight failure keeps its code's meaning whatever its message says
+ * ("…with unauthorized signer…" is no auth error, and it must never be sent again).
+ */
+/** Catch-all server errors (JSON-RPC's `-32603`, geth's `-32000`): their text is all that says what happened. */
+export const GENERIC_ERROR_CODES: ReadonlySet<number> = new Set([-32000, -32603]);
+/** Codes that mean "rate limited" on their own (QuickNode `429`, Helius `-32429`). */
 const RATE_LIMIT_CODES: ReadonlySet<number> = new Set([429, -32429]);
+/** EIP-1474 "limit exceeded": Infura's rate limit, a result-size limit, or Solana's node-unhealthy. */
+const LIMIT_EXCEEDED = -32005;
+/** QuickNode's documented rate-limit code, and Solana's "slot skipped": only the wording tells them apart. */
+const QUICKNODE_RATE_LIMIT_OR_SLOT_SKIPPED = -32007;
+/** Codes providers put on plan and size limits ("block range is too wide", "query returned more than 10000 results"). */
+const CAPABILITY_WORDING_CODES: ReadonlySet<number> = new Set([...GENERIC_ERROR_CODES, LIMIT_EXCEEDED, -32600, -32602]);
 
 /**
- * A provider rate limit carried in a JSON-RPC error: codes 429/-32429, any code with
- * rate-limit wording, or `-32005` (EIP-1474 "limit exceeded"; Infura's rate limit) unless
+ * A provider rate limit carried in a JSON-RPC error: codes `429`/`-32429`; `-32005` unless
  * it is Solana's node-unhealthy or a size limit ("query returned more than 10000
- * results"), which are capability limits. Execution reverts never count.
+ * results"); `-32007` and the catch-all codes only with rate-limit wording. Any other
+ * code is the node's answer, whatever its message says. Execution reverts never count.
  */
 export function isRateLimitError(error: JsonRpcErrorObject): boolean {
   if (isExecutionRevert(error)) return false;
   if (RATE_LIMIT_CODES.has(error.code)) return true;
-  if (hasRateLimitWording(error.message)) return true;
-  if (error.code !== -32005 || readNodeUnhealthy(error) !== undefined) return false;
-  return readDelayField(error.data) !== undefined || !hasCapabilityWording(error.message);
+  if (error.code === LIMIT_EXCEEDED) {
+    if (readNodeUnhealthy(error) !== undefined) return false;
+    return readDelayField(error.data) !== undefined || !hasCapabilityWording(error.message);
+  }
+  const refinable = error.code === QUICKNODE_RATE_LIMIT_OR_SLOT_SKIPPED || GENERIC_ERROR_CODES.has(error.code);
+  return refinable && hasRateLimitWording(error.message);
 }
 
-/** Auth wording in an error (a key or plan problem, not a transient fault). */
+/** Auth wording on a catch-all code (a key or plan problem, not a transient fault). */
 export function isAuthError(error: JsonRpcErrorObject): boolean {
-  return !isExecutionRevert(error) && hasAuthWording(error.message);
+  return GENERIC_ERROR_CODES.has(error.code) && !isExecutionRevert(error) && hasAuthWording(error.message);
 }
 
 /**
@@ -86,7 +104,7 @@ export function isAuthError(error: JsonRpcErrorObject): boolean {
  * node, so it is a temporary HTTP-level failure, not the application's answer.
  */
 export function isWrappedUpstreamFailure(error: JsonRpcErrorObject): boolean {
-  return (error.code === -32603 || error.code === -32000) && hasGatewayWording(error.message);
+  return GENERIC_ERROR_CODES.has(error.code) && hasGatewayWording(error.message);
 }
 
 /**
@@ -133,10 +151,11 @@ export const SOLANA_CAPABILITY_CODES: ReadonlyMap<number, string> = new Map([
   [-32019, 'long-term-storage-unreachable'],
 ]);
 
-/** A capability limit of this node: a Solana capability code, or capability wording. */
+/** A capability limit of this node: a Solana capability code, or capability wording on a code providers use for limits. */
 export function isCapabilityLimit(error: JsonRpcErrorObject): boolean {
   if (isExecutionRevert(error)) return false;
-  return SOLANA_CAPABILITY_CODES.has(error.code) || hasCapabilityWording(error.message);
+  if (SOLANA_CAPABILITY_CODES.has(error.code)) return true;
+  return CAPABILITY_WORDING_CODES.has(error.code) && hasCapabilityWording(error.message);
 }
 
 /** Delay fields providers put in JSON-RPC error `data`, in seconds (or an HTTP-date). */

@@ -111,3 +111,31 @@ export function evmTransactionHashFromSendParams(params: readonly unknown[]): st
   if (typeof raw !== 'string' || !RAW_TRANSACTION_HEX.test(raw)) return undefined;
   return `0x${bytesToHex(keccak_256(hexToBytes(raw.slice(2))))}`;
 }
+
+/** The id of the transaction a send call carries, computed locally from its bytes. */
+export type SentTransactionId =
+  | { readonly field: 'signature'; readonly value: string }
+  | { readonly field: 'transactionHash'; readonly value: string };
+
+/**
+ * The transaction id a node must answer a send with: Solana `sendTransaction` → the
+ * first signature (base58), EVM `eth_sendRawTransaction` → keccak-256 of the raw bytes.
+ * `undefined` for other methods and for params no id can be read from.
+ */
+export function sentTransactionIdOf(method: string, params: readonly unknown[]): SentTransactionId | undefined {
+  if (method === 'sendTransaction') {
+    const value = solanaSignatureFromSendParams(params);
+    return value === undefined ? undefined : { field: 'signature', value };
+  }
+  if (method === 'eth_sendRawTransaction') {
+    const value = evmTransactionHashFromSendParams(params);
+    return value === undefined ? undefined : { field: 'transactionHash', value };
+  }
+  return undefined;
+}
+
+/** True when a send's `result` is its transaction's id (EVM hex compared without case). */
+export function isSentTransactionId(id: SentTransactionId, result: unknown): boolean {
+  if (typeof result !== 'string') return false;
+  return id.field === 'signature' ? result === id.value : result.toLowerCase() === id.value;
+}

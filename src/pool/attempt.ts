@@ -9,6 +9,7 @@ import { AttemptAbort } from '../http/attempt-abort.js';
 import { classifyOutcome } from '../http/classify.js';
 import type { ExecuteRequest, ExecutorTarget, RawOutcome } from '../http/executor.js';
 import type { AbortReason, ClassifiedOutcome, ClassifyContext } from '../http/outcome.js';
+import type { SentTransactionId } from '../jsonrpc/transaction-id.js';
 import type { ChainCheck } from './chain-guard.js';
 import type { PoolInternals } from './http-transport-pool.js';
 
@@ -94,10 +95,12 @@ class AttemptContext implements ClassifyContext {
   readonly method: string;
   readonly id: number;
   readonly abortReason: AbortReason | undefined;
+  readonly sentTransactionId: SentTransactionId | undefined;
   readonly #clock: Clock;
 
-  constructor(method: string, id: number, abortReason: AbortReason | undefined, clock: Clock) {
-    this.method = method;
+  constructor(exchanged: Exchanged, id: number, abortReason: AbortReason | undefined, clock: Clock) {
+    this.method = exchanged.method;
+    this.sentTransactionId = exchanged.sentTransactionId;
     this.id = id;
     this.abortReason = abortReason;
     this.#clock = clock;
@@ -109,18 +112,20 @@ class AttemptContext implements ClassifyContext {
   }
 }
 
+/** What one exchange sends: the method, the body for a JSON-RPC id, and a send's locally computed id. */
+export interface Exchanged {
+  readonly method: string;
+  readonly body: (id: number) => string;
+  readonly sentTransactionId?: SentTransactionId | undefined;
+}
+
 /**
  * One request/response on the attempt's endpoint, classified; the raw outcome is left on
  * `control`. Never throws: a custom executor that throws or returns a malformed outcome
  * gives an ambiguous failure.
  */
-export async function exchange(
-  pool: PoolInternals,
-  control: AttemptControl,
-  method: string,
-  body: (id: number) => string,
-  avoidStaleSockets: boolean,
-): Promise<ClassifiedOutcome> {
+export async function exchange(pool: PoolInternals, control: AttemptControl, exchanged: Exchanged, avoidStaleSockets: boolean): Promise<ClassifiedOutcome> {
+  const { body } = exchanged;
   const { clock } = pool;
   const id = pool.nextId();
   const cancellation = control.cancellation;
@@ -132,7 +137,7 @@ export async function exchange(
     raw = { type: 'error', kind: control.abortReason === undefined ? 'other' : 'aborted', dispatched: true, error };
   }
   control.raw = raw;
-  const context = new AttemptContext(method, id, control.abortReason, clock);
+  const context = new AttemptContext(exchanged, id, control.abortReason, clock);
   try {
     return classifyOutcome(raw, context);
   } catch (error) {
@@ -149,7 +154,7 @@ export async function askEndpoint(pool: PoolInternals, role: RoleState, check: C
   // No call deadline: running out of `requestTimeoutMs` is the endpoint's fault (an attempt-timeout).
   const control = new AttemptControl(pool, role, Number.POSITIVE_INFINITY, started, undefined);
   try {
-    const outcome = await exchange(pool, control, check.method, check.body, false);
+    const outcome = await exchange(pool, control, check, false);
     return { outcome, latencyMs: pool.clock.now() - started };
   } finally {
     control.finish();

@@ -1,7 +1,7 @@
 import { TransportError, type AttemptRecord } from '../errors/transport-error.js';
 import type { TransportErrorCode } from '../errors/codes.js';
 import type { ClassifiedFailure } from '../http/outcome.js';
-import { evmTransactionHashFromSendParams, solanaSignatureFromSendParams } from '../jsonrpc/transaction-id.js';
+import type { SentTransactionId } from '../jsonrpc/transaction-id.js';
 import type { RetryClass } from '../retry/causes.js';
 import type { RetryStopReason } from '../retry/evaluate.js';
 
@@ -12,6 +12,8 @@ export interface FailedCall {
   readonly retryClass: RetryClass;
   readonly attempts: readonly AttemptRecord[];
   readonly redact: (text: string) => string;
+  /** A send's transaction id, computed locally from its bytes. */
+  readonly sentTransactionId?: SentTransactionId | undefined;
 }
 
 /** A node's `error.data`, with every string (keys included) redacted; deeper than 8 levels is cut, never passed raw. */
@@ -30,20 +32,30 @@ function summary(attempts: readonly AttemptRecord[]): string {
 }
 
 /** The sent transaction's id and how to look it up, for reconciliation after an ambiguous send. */
-function transactionIdOf(call: FailedCall): { readonly context: TransportError<'AMBIGUOUS_DISPATCH'>['context']; readonly hint: string } {
-  if (call.method === 'sendTransaction') {
-    const signature = solanaSignatureFromSendParams(call.params);
-    if (signature !== undefined) return { context: { signature }, hint: ` Reconcile with getSignatureStatuses for signature ${signature}.` };
-  } else if (call.method === 'eth_sendRawTransaction') {
-    const transactionHash = evmTransactionHashFromSendParams(call.params);
-    if (transactionHash !== undefined) return { context: { transactionHash }, hint: ` Reconcile with eth_getTransactionByHash for ${transactionHash}.` };
-  }
-  return { context: {}, hint: '' };
+function transactionIdOf(call: FailedCall): { readonly context: { signature?: string; transactionHash?: string }; readonly hint: string } {
+  const id = call.sentTransactionId;
+  if (id === undefined) return { context: {}, hint: '' };
+  return id.field === 'signature'
+    ? { context: { signature: id.value }, hint: ` Reconcile with getSignatureStatuses for signature ${id.value}.` }
+    : { context: { transactionHash: id.value }, hint: ` Reconcile with eth_getTransactionByHash for ${id.value}.` };
 }
 
-/** An ambiguous send: it may have reached a node, so it was not sent again. */
-function ambiguous(call: FailedCall, endpointId: string | undefined, cause: unknown, why: string, lookups?: number): TransportError<'AMBIGUOUS_DISPATCH'> {
-  const { context, hint } = transactionIdOf(call);
+/** Why an answer left a send ambiguous, in words, for the reasons that need more than their name. */
+const AMBIGUOUS_WHY: Readonly<Record<string, string>> = {
+  'cancelled-after-write': 'the call was cancelled after it was written',
+  'send-result-mismatch': 'it answered with something other than this transaction’s id',
+  'empty-result': 'it answered with an empty result',
+};
+
+/**
+ * An ambiguous send: it may have reached a node, so it was not sent again. One outcome for
+ * "no usable answer" — a lost answer, a cut-off body or a result that is not this
+ * transaction's id — with the attempts, the endpoint and the locally computed id.
+ */
+function ambiguous(call: FailedCall, endpointId: string | undefined, cause: unknown, reason: string, lookups?: number): TransportError<'AMBIGUOUS_DISPATCH'> {
+  const { context: ids, hint } = transactionIdOf(call);
+  const why = AMBIGUOUS_WHY[reason] ?? reason;
+  const context = { ...ids, reason };
   const looked =
     lookups === undefined
       ? ''
@@ -81,7 +93,7 @@ export function failWhileWaiting(error: unknown, call: FailedCall, closed: Trans
     });
   }
   if (lastWasAmbiguousSend(call) && (source.code === 'ABORTED' || source.code === 'POOL_CLOSED')) {
-    return ambiguous(call, call.attempts.at(-1)?.endpointId, source, 'the call was cancelled after it was written');
+    return ambiguous(call, call.attempts.at(-1)?.endpointId, source, 'cancelled-after-write');
   }
   return new TransportError(source.code, `${source.message}${summary(call.attempts)}`, {
     context: source.context,

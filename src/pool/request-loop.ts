@@ -1,9 +1,10 @@
 import { TransportError, type AttemptRecord } from '../errors/transport-error.js';
 import type { RawOutcome } from '../http/executor.js';
 import type { ClassifiedFailure, ClassifiedOutcome } from '../http/outcome.js';
-import { AttemptControl, exchange } from './attempt.js';
+import { AttemptControl, exchange, type Exchanged } from './attempt.js';
 import { lookUpSend, sendLookupOf } from './reconcile.js';
 import { createRequestBody } from '../jsonrpc/envelope.js';
+import { sentTransactionIdOf } from '../jsonrpc/transaction-id.js';
 import { evaluateTransportRetry } from '../retry/evaluate.js';
 import type { RequestKind } from '../retry/causes.js';
 import { failWhileWaiting, finalError, type FailedCall } from './call-errors.js';
@@ -11,7 +12,7 @@ import type { AcquireOptions, PoolInternals, RetryAvoidance } from './http-trans
 import { permitRole, type HttpRequestPermit } from './permit.js';
 import type { RequestOptions } from './request-options.js';
 
-interface CallContext extends FailedCall {
+interface CallContext extends FailedCall, Exchanged {
   readonly kind: RequestKind;
   readonly attempts: AttemptRecord[];
   /** The request body for a given JSON-RPC id (params serialized once). */
@@ -56,7 +57,9 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
   const { clock } = pool;
   const { signal } = options;
   const startedAt = clock.now();
-  const call: CallContext = { method, params, kind, retryClass, attempts: [], redact: pool.redact, body };
+  // A send's id is computed once from its bytes: its answer must be that id, and its errors carry it.
+  const sentTransactionId = retryClass === 'never-after-dispatch' ? sentTransactionIdOf(method, params) : undefined;
+  const call: CallContext = { method, params, kind, retryClass, attempts: [], redact: pool.redact, body, sentTransactionId };
   // A caller that aborts in the same tick it made the call must see nothing sent.
   if (signal) await Promise.resolve();
   let failed: Set<string> | undefined;
@@ -158,7 +161,7 @@ async function runAttempt(
   const control = new AttemptControl(pool, permitRole(permit), permit.deadlineMs, started, callerSignal);
   let outcome: ClassifiedOutcome;
   try {
-    outcome = await exchange(pool, control, call.method, call.body, call.retryClass === 'never-after-dispatch');
+    outcome = await exchange(pool, control, call, call.retryClass === 'never-after-dispatch');
   } finally {
     control.finish();
   }

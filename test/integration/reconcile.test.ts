@@ -157,7 +157,7 @@ describe('EVM: a send whose answer is lost after anvil processed it', () => {
 
     const error = (await rejection(pool.request('eth_sendRawTransaction', [raw]))) as TransportError<'AMBIGUOUS_DISPATCH'>;
     expect(error.code).toBe('AMBIGUOUS_DISPATCH');
-    expect(error.context).toEqual({ transactionHash: keccak256(raw) });
+    expect(error.context).toEqual({ transactionHash: keccak256(raw), reason: 'socket-after-write' });
     expect(error.message).toContain(`eth_getTransactionByHash for ${keccak256(raw)}`);
     expect(losing.count('eth_sendRawTransaction')).toBe(1);
     expect(sendAttempts).toEqual(['losing']);

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSeededRandom } from '../../src/clock.js';
+import { evmTransactionHashFromSendParams } from '../../src/jsonrpc/transaction-id.js';
 import type { EndpointConfig, ExpectedChain, HttpTransportPoolOptions } from '../../src/config/types.js';
 import { TransportError } from '../../src/errors/transport-error.js';
 import type { ExecuteRequest, RawOutcome } from '../../src/http/executor.js';
@@ -31,6 +32,7 @@ const upperHex = (hash: string) => `0x${hash.slice(2).toUpperCase()}`;
 const SOLANA: ExpectedChain = { genesisHash: MAINNET };
 const SEND_PARAMS = ['AQABAgMEBQYHCAkKCwwNDg8Q', { encoding: 'base64' }];
 const RAW_TX = `0x02${'ab'.repeat(40)}`;
+const RAW_TX_HASH = evmTransactionHashFromSendParams([RAW_TX]);
 
 const http503: RawOutcome = { type: 'response', status: 503, headers: {}, body: '<html>503</html>' };
 const http429: RawOutcome = { type: 'response', status: 429, headers: { 'retry-after': '2' }, body: 'Too Many Requests' };
@@ -276,8 +278,8 @@ describe('sends reach only verified endpoints, exactly once', () => {
   it('eth_sendRawTransaction: never sent to an endpoint on another chain id', async () => {
     const t = setup([endpoint('a'), endpoint('b', { tier: 1 })], { expectedChain: { chainId: 1 }, retry: { maxRetries: 0 } });
     t.executor.script('a', evmNode('0xaa36a7'));
-    t.executor.script('b', evmNode('0x1'));
-    await expect(t.pool.request('eth_sendRawTransaction', [RAW_TX])).resolves.toBe('eth_sendRawTransaction@b');
+    t.executor.script('b', node({ eth_chainId: { result: '0x1' }, eth_sendRawTransaction: { result: RAW_TX_HASH } }));
+    await expect(t.pool.request('eth_sendRawTransaction', [RAW_TX])).resolves.toBe(RAW_TX_HASH);
     expect(t.methodsAt('a')).toEqual(['eth_chainId']);
     expect(t.methodsAt('b')).toEqual(['eth_chainId', 'eth_sendRawTransaction']);
     expect(t.eventsOf('a')).toEqual([{ endpointId: 'a', status: 'wrong-chain', method: 'eth_chainId', reported: '11155111' }]);

@@ -152,7 +152,7 @@ describe('reconcileSends off (the default): an ambiguous send fails at once and 
     const error = call.error as TransportError<'AMBIGUOUS_DISPATCH'>;
     expect(isTransportError(error, 'AMBIGUOUS_DISPATCH')).toBe(true);
     expect(error.signature).toBe(SOL_SIGNATURE);
-    expect(error.context).toEqual({ signature: SOL_SIGNATURE });
+    expect(error.context).toEqual({ signature: SOL_SIGNATURE, reason: 'socket-after-write' });
     expect(error.message).toContain(`getSignatureStatuses for signature ${SOL_SIGNATURE}`);
     expect(error.message).not.toMatch(/lookup/);
     expect(h.executor.received.map((r) => `${r.endpointId}:${r.method}`)).toEqual(['sender:sendTransaction']);
@@ -171,7 +171,7 @@ describe('reconcileSends off (the default): an ambiguous send fails at once and 
     expect(transactionHash).toBe(ethersKeccak256(RECORDED_RAW_TX));
     expect(transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(error.signature).toBeUndefined();
-    expect((error as TransportError<'AMBIGUOUS_DISPATCH'>).context).toEqual({ transactionHash: RECORDED_HASH });
+    expect((error as TransportError<'AMBIGUOUS_DISPATCH'>).context).toEqual({ transactionHash: RECORDED_HASH, reason: 'socket-after-write' });
     expect(error.message).toContain(`eth_getTransactionByHash for ${RECORDED_HASH}`);
     expect(h.executor.received.map((r) => `${r.endpointId}:${r.method}`)).toEqual(['sender:eth_sendRawTransaction']);
     expect(h.events).toEqual([]);
@@ -330,7 +330,7 @@ describe('reconcileSends on: not found', () => {
     expect(error).toBeInstanceOf(TransportError);
     expect(error.code).toBe('AMBIGUOUS_DISPATCH');
     expect(arrivals).toEqual([0, 300, 600, 900]);
-    expect(error.context).toEqual({ signature: SOL_SIGNATURE, lookups: 4 });
+    expect(error.context).toEqual({ signature: SOL_SIGNATURE, reason: 'socket-after-write', lookups: 4 });
     expect(error.signature).toBe(SOL_SIGNATURE);
     expect(error.message).toContain('4 lookup(s) did not find it yet');
     expect(error.message).toContain(`getSignatureStatuses for signature ${SOL_SIGNATURE}`);
@@ -610,7 +610,7 @@ describe('sends the pool cannot look up', () => {
     expect(call.atMs).toBe(0);
     const error = call.error as TransportError<'AMBIGUOUS_DISPATCH'>;
     expect(error.code).toBe('AMBIGUOUS_DISPATCH');
-    expect(error.context).toEqual({});
+    expect(error.context).toEqual({ reason: 'socket-after-write' });
     expect(error.message).not.toMatch(/lookup/);
     expect(h.executor.received.map((r) => `${r.endpointId}:${r.method}`)).toEqual(['sender:relay_submitBundle']);
     expect(h.events).toEqual([]);
@@ -628,7 +628,7 @@ describe('sends the pool cannot look up', () => {
 
     const error = await failure(h, h.pool.request(method, params));
     expect(error.code).toBe('AMBIGUOUS_DISPATCH');
-    expect(error.context).toEqual({});
+    expect(error.context).toEqual({ reason: 'socket-after-write' });
     expect(h.executor.received.map((r) => r.method)).toEqual([method]);
     expect(h.events).toEqual([]);
   });
