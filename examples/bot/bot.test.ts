@@ -104,17 +104,20 @@ describe('the balance bot', () => {
     const bot = botOn(rpc, clock);
     const rateLimited = new Promise<RateLimitedEvent>((resolve) => rpc.on('rate-limited', resolve));
 
-    // t = 0: answered 429 + Retry-After: 5 (the pool has read it before time moves); the node recovers right after.
+    // t = 0: answered 429 + Retry-After: 5 (the pool has read it before time moves). No endpoint
+    // can take the read before its 2 s deadline, so the pool says RATE_LIMITED at once.
     const first = track(bot.checkOnce());
     await expect(rateLimited).resolves.toMatchObject({ atMs: 0, providerDelayMs: 5_000, cooldownMs: 5_000 });
     server.setBehaviours([]);
-    await clock.advance(2_000);
-    await expect(first.promise).resolves.toEqual([{ wallet: POOR, action: 'skip', reason: 'DEADLINE_EXCEEDED', atMs: 2_000 }]);
+    await clock.advance(0);
+    await expect(first.promise).resolves.toEqual([{ wallet: POOR, action: 'skip', reason: 'RATE_LIMITED', atMs: 0 }]);
 
-    // t = 2000: still cooling down, so the read waits in the pool and nothing is sent.
-    const second = track(bot.checkOnce());
+    // t = 2000: still cooling down for 3 s, past this read's deadline: nothing is sent, it fails at once.
     await clock.advance(2_000);
-    await expect(second.promise).resolves.toEqual([{ wallet: POOR, action: 'skip', reason: 'DEADLINE_EXCEEDED', atMs: 4_000 }]);
+    const second = track(bot.checkOnce());
+    await clock.advance(0);
+    await expect(second.promise).resolves.toEqual([{ wallet: POOR, action: 'skip', reason: 'RATE_LIMITED', atMs: 2_000 }]);
+    await clock.advance(2_000);
 
     // t = 4000: the cooldown ends at 5000, within this read's deadline.
     const third = track(bot.checkOnce());

@@ -1,5 +1,10 @@
 import { z } from 'zod';
 
+/** An HTTP header name (an RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Characters no header value may hold: they would split or end the header on the wire. */
+const FORBIDDEN_IN_HEADER_VALUE = /[\r\n\0]/;
+
 const positive = (what = 'must be > 0') => z.number({ error: 'must be a number' }).positive(what).finite('must be finite');
 const nonNegative = () => z.number({ error: 'must be a number' }).nonnegative('must be >= 0').finite('must be finite');
 const positiveInt = () => z.number({ error: 'must be a number' }).int('must be an integer').positive('must be > 0');
@@ -34,7 +39,15 @@ const kindName = z.string().min(1, 'must not be empty');
 export const endpointSchema = roleSettingsSchema.extend({
   id: z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters').optional(),
   url: httpUrl,
-  headers: z.record(z.string(), z.string({ error: 'header values must be strings' })).optional(),
+  headers: z
+    .record(
+      z.string().regex(HEADER_NAME, { error: 'header names must be HTTP tokens' }),
+      // The message never shows the value: it may be a key.
+      z.string({ error: 'header values must be strings' }).refine((value) => !FORBIDDEN_IN_HEADER_VALUE.test(value), {
+        error: 'header values must not contain CR, LF or NUL (the value is not shown: it may be a secret)',
+      }),
+    )
+    .optional(),
   operator: z.string().min(1, 'must not be empty').optional(),
   kinds: z.array(kindName).min(1, 'must not be empty').optional(),
   roles: z.record(kindName, roleSettingsSchema).optional(),

@@ -250,7 +250,26 @@ function classifySuccessStatus(raw: RawResponse, ctx: ClassifyContext): Classifi
 /** Solana `-32016`: the node refused before processing because it is behind the requested slot. */
 const MIN_CONTEXT_SLOT_NOT_REACHED = -32016;
 
-/** Maps a JSON-RPC error object, in priority order (first match wins). */
+/**
+ * Maps a JSON-RPC error object, in priority order (first match wins). The code decides;
+ * wording refines only the codes known to be ambiguous (README "How outcomes are classified"):
+ *
+ * | code                                   | outcome                                                     |
+ * |----------------------------------------|-------------------------------------------------------------|
+ * | 3, or "execution reverted…"            | the application's answer (contract text may say anything)   |
+ * | -32005 + numSlotsBehind / "node is…"   | node-unhealthy (rejected)                                   |
+ * | 429, -32429; -32005 (not a size limit) | rate limit (rejected)                                       |
+ * | -32007, -32000, -32603 + rate wording  | rate limit (rejected); -32007 otherwise: the chain's answer |
+ * | -32000, -32603 + auth wording          | dead key (rejected)                                         |
+ * | -32000, -32603 + gateway wording       | upstream failure (ambiguous)                                |
+ * | -32700                                 | fabricated by a proxy (ambiguous, a violation)              |
+ * | -32601; -32016                         | capability (rejected: never processed)                      |
+ * | Solana node-limit codes; capability    | capability (completed: no penalty, reads go elsewhere)      |
+ * |   wording on -32000/-32603/-32005/     |                                                             |
+ * |   -32600/-32602                        |                                                             |
+ * | -32600                                 | our request (never retried)                                 |
+ * | anything else (-32002 preflight, …)    | the application's answer: `RPC_ERROR`, never sent again     |
+ */
 function classifyRpcError(
   rpc: JsonRpcErrorObject,
   status: number,

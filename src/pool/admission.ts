@@ -86,6 +86,10 @@ export class Admission {
   private readonly filter: CandidateFilter;
   private readonly chainGate: ChainGate | undefined;
   private wakeAtScratch = Number.POSITIVE_INFINITY;
+  /** Set by a trial when some candidate waits for something with no known instant (a permit release, a running chain check). */
+  private openEndedScratch = false;
+  /** Earliest instant a blocker other than a rate-limit cooldown ends, in the last trial. */
+  private otherWakeScratch = Number.POSITIVE_INFINITY;
 
   constructor(clock: Clock, filter: CandidateFilter, chainGate?: ChainGate) {
     this.clock = clock;
@@ -140,11 +144,33 @@ export class Admission {
       if (role) {
         this.remove(waiter);
         waiter.resolve(role);
+      } else if (!this.openEndedScratch && Number.isFinite(this.wakeAtScratch) && this.wakeAtScratch >= waiter.request.deadlineMs) {
+        // Nothing can admit before the deadline: say so now instead of sleeping until it.
+        this.remove(waiter);
+        waiter.reject(this.tooLateError(waiter.request, now));
       } else {
         wakeAt = Math.min(wakeAt, this.wakeAtScratch);
       }
     }
     this.schedule(group, wakeAt);
+  }
+
+  /**
+   * Every candidate is blocked until after the deadline by something with a known end:
+   * `RATE_LIMITED` with the provider's remaining delay when rate-limit cooldowns are all
+   * that block, else `DEADLINE_EXCEEDED` at once.
+   */
+  private tooLateError(request: AdmissionRequest, now: number): TransportError<'RATE_LIMITED' | 'DEADLINE_EXCEEDED'> {
+    const kind = request.group.kind;
+    if (!Number.isFinite(this.otherWakeScratch)) {
+      const retryAfterMs = Math.ceil(this.wakeAtScratch - now);
+      return new TransportError('RATE_LIMITED', `Every endpoint that can take a '${kind}' call is rate limited for ${retryAfterMs} ms, past the ${request.timeoutMs} ms deadline`, {
+        context: { retryAfterMs },
+      });
+    }
+    return new TransportError('DEADLINE_EXCEEDED', `No endpoint can admit a '${kind}' call within ${request.timeoutMs} ms`, {
+      context: { timeoutMs: request.timeoutMs },
+    });
   }
 
   /** Rejects every waiter (pool close), or those `which` selects. */
@@ -189,11 +215,13 @@ export class Admission {
   private tryAdmit(request: AdmissionRequest, now: number): RoleState | undefined {
     // A demoted or benched role may come back by time alone: waiters must wake for that too.
     this.wakeAtScratch = this.filter.refreshDue(now);
+    this.otherWakeScratch = this.wakeAtScratch;
+    this.openEndedScratch = false;
     const avoid = request.avoid !== undefined && request.avoid.size > 0 ? request.avoid : undefined;
     const backingOff = avoid !== undefined && now < request.avoidUntilMs;
     if (request.pin) {
       if (backingOff && avoid.has(request.pin.endpointId)) {
-        this.wakeAtScratch = request.avoidUntilMs;
+        this.wakeAfterBackoff(request.pin, request.avoidUntilMs);
         return undefined;
       }
       if (request.pin.chainPending) return this.chainPending(request.pin, now);
@@ -216,7 +244,7 @@ export class Admission {
             continue;
           }
           if (this.filter.isExcluded(role, now)) {
-            this.wakeAtScratch = Math.min(this.wakeAtScratch, this.filter.excludedUntil(role, now));
+            this.wake(this.filter.excludedUntil(role, now));
             continue;
           }
           eligibleSeen = true;
@@ -230,7 +258,7 @@ export class Admission {
     }
     if (avoid && backingOff) {
       // Endpoints that already failed this call come back only after the backoff.
-      this.wakeAtScratch = Math.min(this.wakeAtScratch, request.avoidUntilMs);
+      for (const role of request.group.roles) if (avoid.has(role.endpointId)) this.wakeAfterBackoff(role, request.avoidUntilMs);
     } else if (avoid) {
       for (const role of request.group.roles) {
         if (avoid.has(role.endpointId) && role.band < 3 && !role.chainPending && !this.filter.isExcluded(role, now) && this.tryRole(role, now)) return role;
@@ -242,7 +270,7 @@ export class Admission {
       for (const role of this.filter.collapseGuard(enabled, now)) {
         // The guard keeps the least bad in play, but a retry still waits out its backoff.
         if (backingOff && avoid.has(role.endpointId)) {
-          this.wakeAtScratch = Math.min(this.wakeAtScratch, request.avoidUntilMs);
+          this.wakeAfterBackoff(role, request.avoidUntilMs);
           continue;
         }
         if (this.tryRole(role, now)) return role;
@@ -253,8 +281,8 @@ export class Admission {
 
   /** A role whose endpoint's chain is not verified yet: never admits; starts the check when due. */
   private chainPending(role: RoleState, now: number): undefined {
-    const lookAgainAt = this.chainGate?.pending(role, now) ?? Number.POSITIVE_INFINITY;
-    if (lookAgainAt < this.wakeAtScratch) this.wakeAtScratch = lookAgainAt;
+    // A check in flight may verify the endpoint at any moment: no known instant.
+    this.wake(this.chainGate?.pending(role, now) ?? Number.POSITIVE_INFINITY);
     return undefined;
   }
 
@@ -262,7 +290,20 @@ export class Admission {
     this.filter.settle(role, now);
     const blockedUntil = role.tryAdmit(now);
     if (blockedUntil === 0) return true;
-    if (blockedUntil < this.wakeAtScratch) this.wakeAtScratch = blockedUntil;
+    this.wake(blockedUntil, now < role.cooldownUntilMs);
     return false;
+  }
+
+  /** An endpoint that failed this call returns after the backoff, and not before its own rate-limit cooldown ends. */
+  private wakeAfterBackoff(role: RoleState, avoidUntilMs: number): void {
+    const coolingLonger = role.cooldownUntilMs > avoidUntilMs;
+    this.wake(coolingLonger ? role.cooldownUntilMs : avoidUntilMs, coolingLonger);
+  }
+
+  /** Notes one blocker's end; infinity means no known end (a permit release). */
+  private wake(atMs: number, rateLimitCooldown = false): void {
+    if (atMs === Number.POSITIVE_INFINITY) this.openEndedScratch = true;
+    if (atMs < this.wakeAtScratch) this.wakeAtScratch = atMs;
+    if (!rateLimitCooldown && atMs < this.otherWakeScratch) this.otherWakeScratch = atMs;
   }
 }

@@ -117,14 +117,19 @@ function nodeError(failure: ClassifiedFailure, call: FailedCall, endpointId: str
   });
 }
 
-/** The error for a call whose last attempt failed and may not be retried. */
+/**
+ * The error for a call whose last attempt failed and may not be retried: by the retry
+ * rule, or (`no-time-to-retry`) because admission showed that no endpoint can take a retry
+ * before the deadline — `waitError` is what admission said (a rate limit's remaining delay).
+ */
 export function finalError(
-  reason: RetryStopReason,
+  reason: RetryStopReason | 'no-time-to-retry',
   failure: ClassifiedFailure & { readonly transportError: Error | undefined },
   call: FailedCall,
   endpointId: string,
   timeoutMs: number,
   lookups?: number,
+  waitError?: TransportError,
 ): TransportError {
   const rpcError = nodeError(failure, call, endpointId);
   const common = { method: call.method, endpointId, attempts: call.attempts };
@@ -139,13 +144,15 @@ export function finalError(
   }
   // When every attempt failed the same way, that way names the error; a mix is RETRIES_EXHAUSTED.
   const sameCause = call.attempts.every((attempt) => attempt.cause === failure.cause);
-  if (reason === 'budget-exhausted' && !sameCause) {
+  if ((reason === 'budget-exhausted' || reason === 'no-time-to-retry') && !sameCause) {
     return make('RETRIES_EXHAUSTED', `${call.method} failed after ${call.attempts.length} attempts`, { lastCause: failure.cause });
   }
   if (rpcError && (failure.cause === 'rpc-application' || failure.cause === 'capability' || failure.cause === 'request')) return rpcError;
   switch (failure.cause) {
-    case 'rate-limited':
-      return make('RATE_LIMITED', `${call.method} was rate limited (last by endpoint '${endpointId}')`, failure.providerDelayMs === undefined ? {} : { retryAfterMs: failure.providerDelayMs });
+    case 'rate-limited': {
+      const retryAfterMs = waitError?.code === 'RATE_LIMITED' ? (waitError as TransportError<'RATE_LIMITED'>).context.retryAfterMs : failure.providerDelayMs;
+      return make('RATE_LIMITED', `${call.method} was rate limited (last by endpoint '${endpointId}')`, retryAfterMs === undefined ? {} : { retryAfterMs });
+    }
     case 'invalid-response':
       return make('INVALID_RESPONSE', `${call.method} got an invalid response from endpoint '${endpointId}' (${failure.detail})`, { reason: failure.detail });
     default:

@@ -1,4 +1,4 @@
-import { TransportError, type AttemptRecord } from '../errors/transport-error.js';
+import { isTransportError, TransportError, type AttemptRecord } from '../errors/transport-error.js';
 import type { RawOutcome } from '../http/executor.js';
 import type { ClassifiedFailure, ClassifiedOutcome } from '../http/outcome.js';
 import { AttemptControl, exchange, type Exchanged } from './attempt.js';
@@ -64,6 +64,7 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
   if (signal) await Promise.resolve();
   let failed: Set<string> | undefined;
   let avoid: RetryAvoidance | undefined;
+  let last: { readonly failure: AttemptFailure; readonly endpointId: string } | undefined;
   let deadlineMs = Number.POSITIVE_INFINITY;
   for (let attempt = 1; ; attempt++) {
     const acquireOptions: AcquireOptions = {
@@ -77,6 +78,13 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
       try {
         permit = await pool.acquire(kind, acquireOptions, avoid);
       } catch (error) {
+        // No endpoint can take the retry before the deadline (a backoff or cooldown ends after
+        // it): the call failed for the last attempt's reason, and says so now.
+        if (last !== undefined && clock.now() < deadlineMs && isTransportError(error) && !pool.closedError()) {
+          if (error.code === 'RATE_LIMITED' || error.code === 'DEADLINE_EXCEEDED') {
+            throw finalError('no-time-to-retry', last.failure, call, last.endpointId, deadlineMs - startedAt, undefined, error);
+          }
+        }
         throw failWhileWaiting(error, call, pool.closedError(), attempt > 1 ? deadlineMs - startedAt : undefined);
       }
     }
@@ -96,7 +104,9 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
       attempt,
       settings: pool.retry,
       providerDelayMs: failure.providerDelayMs,
-      remainingMs: deadlineMs - clock.now(),
+      // Only "time is up" counts here: a retry on another endpoint starts at once, so only
+      // admission knows whether one can start before the deadline (it says so early when not).
+      remainingMs: clock.now() < deadlineMs ? Number.POSITIVE_INFINITY : 0,
       random: pool.random,
     });
     if (!decision.retry) {
@@ -104,6 +114,7 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
       if (reconciled?.found) return reconciled.transactionId;
       throw finalError(decision.reason, failure, call, permit.endpointId, deadlineMs - startedAt, reconciled?.lookups);
     }
+    last = { failure, endpointId: permit.endpointId };
     (failed ??= new Set()).add(permit.endpointId);
     // Failing over to another endpoint is immediate; an endpoint that already failed this
     // call is used again only after the backoff, and only when no other can admit.
