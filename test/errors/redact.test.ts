@@ -33,3 +33,33 @@ describe('redactUrl', () => {
     expect(redact('node at a.SECRETKEY.local said no')).not.toContain('SECRETKEY');
   });
 });
+
+describe('every wire form of a secret is a fragment', () => {
+  const redact = (urls: string[], headers: string[] = []) => createRedactor(secretFragments(urls, headers));
+
+  it('the bare userinfo password and user, and the Basic credential derived from them', () => {
+    const scrub = redact(['https://alice_user:hunter2pw@rpc.example.com/']);
+    const basic = Buffer.from('alice_user:hunter2pw').toString('base64');
+    expect(scrub(`pw=hunter2pw user=alice_user auth=Basic ${basic}`)).toBe('pw=<redacted> user=<redacted> auth=Basic <redacted>');
+  });
+
+  it('a percent-encoded userinfo password, as written and decoded', () => {
+    const scrub = redact(['https://bob:p%40ss%2Fw0rd@rpc.example.com/']);
+    expect(scrub('a p%40ss%2Fw0rd b p@ss/w0rd')).toBe('a <redacted> b <redacted>');
+  });
+
+  it('path and query keys as written, decoded and re-encoded', () => {
+    const scrub = redact(['https://rpc.example.com/v2/k%2Bey%2F12?api_key=qu+ery%20key&x=1']);
+    expect(scrub('k%2Bey%2F12 k+ey/12')).toBe('<redacted> <redacted>');
+    expect(scrub('qu+ery%20key qu ery key qu%20ery%20key')).toBe('<redacted> <redacted> <redacted>');
+  });
+
+  it('a header value and the token inside it on its own', () => {
+    const scrub = redact([], ['Bearer tok_3f9a8b7c6d']);
+    expect(scrub('authorization: Bearer tok_3f9a8b7c6d; token tok_3f9a8b7c6d')).toBe('authorization: <redacted>; token <redacted>');
+  });
+
+  it('any URL in node text, configured or not', () => {
+    expect(redact([])('see wss://elsewhere.example/other-key-42 and ftp://x.y/z')).toBe('see <redacted-url> and <redacted-url>');
+  });
+});
