@@ -23,8 +23,20 @@ export function rateLimitCooldownMs(pauseAfterRateLimitMs: number, providerDelay
 /** Band rank of a disabled role: past the reputation bands (0–3), so no trial ever reaches it. */
 export const DISABLED_BAND = 4;
 
+/** Requests in flight on one endpoint, across all its roles, against its shared limit. */
+export class EndpointLoad {
+  inFlight = 0;
+  readonly max: number | undefined;
+
+  constructor(max: number | undefined) {
+    this.max = max;
+  }
+}
+
 export class RoleState {
   readonly endpoint: NormalizedEndpoint;
+  /** The endpoint's shared concurrency (one object for all roles of the endpoint). */
+  readonly load: EndpointLoad;
   readonly settings: NormalizedRole;
   readonly bucket: TokenBucket | undefined;
   /** Internal: where attempts go (contains the URL; never exposed). */
@@ -48,14 +60,15 @@ export class RoleState {
   /** Out of the pool for good (its endpoint is on another chain): kept in band {@link DISABLED_BAND}, which admission never walks. */
   disabled = false;
 
-  constructor(endpoint: NormalizedEndpoint, settings: NormalizedRole, nowMs: number) {
+  constructor(endpoint: NormalizedEndpoint, settings: NormalizedRole, nowMs: number, load = new EndpointLoad(endpoint.maxConcurrentRequests)) {
     this.endpoint = endpoint;
     this.settings = settings;
+    this.load = load;
     this.target = {
       endpointId: endpoint.id,
       url: endpoint.url,
       headers: endpoint.headers,
-      maxConnections: settings.maxConcurrentRequests,
+      maxConnections: endpoint.originConnections,
     };
     this.bucket =
       settings.requestsPerSecond === undefined || settings.burstCapacity === undefined
@@ -102,13 +115,17 @@ export class RoleState {
     if (nowMs < this.cooldownUntilMs) return this.cooldownUntilMs;
     const max = this.settings.maxConcurrentRequests;
     if (max !== undefined && this.inFlight >= max) return Number.POSITIVE_INFINITY;
+    const load = this.load;
+    if (load.max !== undefined && load.inFlight >= load.max) return Number.POSITIVE_INFINITY;
     if (this.bucket !== undefined && !this.bucket.tryTake(nowMs)) return nowMs + this.bucket.waitMs(nowMs);
     this.inFlight++;
+    load.inFlight++;
     return 0;
   }
 
   release(): void {
     this.inFlight--;
+    this.load.inFlight--;
   }
 
   recordSuccess(): void {

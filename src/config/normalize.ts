@@ -19,6 +19,7 @@ export interface NormalizedRole {
   readonly tier: number;
   readonly requestsPerSecond: number | undefined;
   readonly burstCapacity: number | undefined;
+  /** This role's own limit: its `roles.<kind>.maxConcurrentRequests`, never above the endpoint's. */
   readonly maxConcurrentRequests: number | undefined;
   readonly requestTimeoutMs: number;
   readonly pauseAfterRateLimitMs: number;
@@ -33,6 +34,13 @@ export interface NormalizedEndpoint {
   readonly hostname: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly operator: string;
+  /** Concurrency limit of the endpoint, shared by all its roles; undefined = unlimited. */
+  readonly maxConcurrentRequests: number | undefined;
+  /**
+   * Connections the executor may open to this endpoint's origin: enough for every permit
+   * admission can grant to every endpoint on that origin (undefined = unlimited).
+   */
+  readonly originConnections: number | undefined;
   readonly roles: readonly NormalizedRole[];
   /** Whether the pool's `expectedChain` check applies (`verifyChain`, default true). */
   readonly verifyChain: boolean;
@@ -71,6 +79,10 @@ export function configIssuesOf(error: z.ZodError, prefix = ''): ConfigIssue[] {
   });
 }
 
+function minDefined(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
+}
+
 function resolveRole(endpointId: string, kind: RequestKind, base: RoleSettings, override: RoleSettings | undefined): NormalizedRole {
   const pick = <K extends keyof RoleSettings>(key: K): RoleSettings[K] => override?.[key] ?? base[key];
   const requestsPerSecond = pick('requestsPerSecond');
@@ -83,7 +95,7 @@ function resolveRole(endpointId: string, kind: RequestKind, base: RoleSettings, 
     requestsPerSecond,
     // One second of RPS, but never below one token, so a 0.5 RPS role can still admit.
     burstCapacity: requestsPerSecond === undefined ? undefined : (burstCapacity ?? Math.max(1, requestsPerSecond)),
-    maxConcurrentRequests: pick('maxConcurrentRequests'),
+    maxConcurrentRequests: minDefined(override?.maxConcurrentRequests, base.maxConcurrentRequests),
     requestTimeoutMs: pick('requestTimeoutMs') ?? DEFAULT_REQUEST_TIMEOUT_MS,
     pauseAfterRateLimitMs: pick('pauseAfterRateLimitMs') ?? DEFAULT_RATE_LIMIT_PAUSE_MS,
   };
@@ -129,11 +141,20 @@ export function normalizeEndpoints(options: HttpTransportPoolOptions): Normalize
       hostname: new URL(endpoint.url).hostname,
       headers: endpoint.headers ?? {},
       operator,
+      maxConcurrentRequests: endpoint.maxConcurrentRequests,
+      originConnections: undefined,
       roles,
       verifyChain: endpoint.verifyChain ?? true,
     };
   });
 
   if (issues.length > 0) throw invalidConfig(issues);
-  return endpoints;
+  // One undici pool per origin serves every endpoint on it: it must hold all their permits.
+  const connectionsByOrigin = new Map<string, number | undefined>();
+  for (const endpoint of endpoints) {
+    const origin = new URL(endpoint.url).origin;
+    const sum = connectionsByOrigin.has(origin) ? connectionsByOrigin.get(origin) : 0;
+    connectionsByOrigin.set(origin, sum === undefined || endpoint.maxConcurrentRequests === undefined ? undefined : sum + endpoint.maxConcurrentRequests);
+  }
+  return endpoints.map((endpoint) => ({ ...endpoint, originConnections: connectionsByOrigin.get(new URL(endpoint.url).origin) }));
 }

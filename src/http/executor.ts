@@ -12,7 +12,7 @@ export interface ExecutorTarget {
   readonly endpointId: string;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
-  /** Connections the executor may open to this origin (from `maxConcurrentRequests`). */
+  /** Connections the executor may open to this origin: the sum of `maxConcurrentRequests` of every endpoint on it (undefined = unlimited). */
   readonly maxConnections: number | undefined;
 }
 

@@ -19,9 +19,10 @@ import { CONNECT_CODES, errorCode, failure, SOCKET_CODES, type ErrorOutcome } fr
  */
 export interface UndiciExecutorOptions {
   /**
-   * Connections per origin when the target does not say (`maxConcurrentRequests` unset).
-   * A pool is sized by the first target seen for its origin.
-   * @default 64
+   * Connections per origin when the target does not say (no endpoint on the origin sets
+   * `maxConcurrentRequests`). The pool sizes each origin for every permit it can grant, so
+   * by default no request ever queues inside undici, unseen by admission.
+   * @default unlimited
    */
   readonly connections?: number;
   /** TCP + TLS connect timeout, in milliseconds (undici's own timer; connect only). @default 10000 */
@@ -42,7 +43,6 @@ export interface UndiciExecutorOptions {
   readonly avoidStaleSocketsKeepAliveMs?: number;
 }
 
-const DEFAULT_CONNECTIONS = 64;
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
 
 
@@ -95,7 +95,8 @@ export function createUndiciExecutor(options: UndiciExecutorOptions = {}): HttpE
       // undici rejects a zero keep-alive; with 0 requested, `reset` closes each socket anyway.
       const keepAliveMs = stale ? Math.max(staleKeepAliveMs, 1) : (options.keepAliveTimeoutMs ?? 4_000);
       pool = new Pool(origin, {
-        connections: target.maxConnections ?? options.connections ?? DEFAULT_CONNECTIONS,
+        // Enough for every permit admission can grant on this origin (null = unlimited).
+        connections: target.maxConnections ?? options.connections ?? null,
         connectTimeout: options.connectTimeoutMs ?? 10_000,
         headersTimeout: 0,
         bodyTimeout: 0,

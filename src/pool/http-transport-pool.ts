@@ -1,4 +1,4 @@
-import { RoleState } from '../admission/role-state.js';
+import { EndpointLoad, RoleState } from '../admission/role-state.js';
 import { systemClock, systemRandom, TimerQueue, type Clock, type Random } from '../clock.js';
 import {
   DEFAULT_MAX_OPERATOR_SHARE,
@@ -93,7 +93,10 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     this.#clock = options.clock ?? systemClock;
     const random = options.random ?? systemRandom;
     const now = this.#clock.now();
-    this.#roles = this.#endpoints.flatMap((endpoint) => endpoint.roles.map((role) => new RoleState(endpoint, role, now)));
+    this.#roles = this.#endpoints.flatMap((endpoint) => {
+      const load = new EndpointLoad(endpoint.maxConcurrentRequests);
+      return endpoint.roles.map((role) => new RoleState(endpoint, role, now, load));
+    });
     this.#health = new PoolHealth(options, this.#endpoints, this.#roles, this.#events, this.#clock);
     const maxOperatorShare = options.concentration?.maxOperatorShare ?? DEFAULT_MAX_OPERATOR_SHARE;
     this.#groups = buildKindGroups(this.#roles, random, maxOperatorShare, this.#events, this.#clock);
@@ -281,7 +284,16 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       this.#startCooldown(role, providerDelayMs, true);
     },
     onRelease: (role) => {
+      const endpointWasFull = role.load.max !== undefined && role.load.inFlight >= role.load.max;
       role.release();
+      if (endpointWasFull) {
+        // The endpoint's shared limit frees a permit for each of its kinds.
+        for (const { kind } of role.endpoint.roles) {
+          const group = this.#groups.get(kind);
+          if (group) this.#admission.drain(group);
+        }
+        return;
+      }
       const group = this.#groups.get(role.settings.kind);
       if (group) this.#admission.drain(group);
     },

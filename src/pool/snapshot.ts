@@ -13,6 +13,7 @@ export interface RoleSnapshot {
   readonly burstCapacity: number | undefined;
   /** Tokens in the bucket now (fractional); undefined without a rate limit. */
   readonly tokens: number | undefined;
+  /** This role's own limit (`roles.<kind>.maxConcurrentRequests`, capped by the endpoint's). */
   readonly maxConcurrentRequests: number | undefined;
   readonly inFlight: number;
   readonly cooldownRemainingMs: number;
@@ -24,6 +25,10 @@ export interface RoleSnapshot {
 export interface EndpointSnapshot {
   readonly endpointId: string;
   readonly operator: string;
+  /** The endpoint's concurrency limit, shared by all its roles (undefined = unlimited). */
+  readonly maxConcurrentRequests: number | undefined;
+  /** Requests in flight on the endpoint, all roles together: what the node has received and not yet answered. */
+  readonly inFlight: number;
   readonly reputation: EndpointReputationView | undefined;
   /** Remaining open time of the endpoint's host breaker, in ms (0 = closed). */
   readonly breakerOpenRemainingMs: number;
@@ -51,6 +56,8 @@ export function buildSnapshot(
     endpoints: endpoints.map((endpoint) => ({
       endpointId: endpoint.id,
       operator: endpoint.operator,
+      maxConcurrentRequests: endpoint.maxConcurrentRequests,
+      inFlight: roles.find((role) => role.endpoint.id === endpoint.id)?.load.inFlight ?? 0,
       reputation: health.reputationOf(endpoint.id, nowMs),
       breakerOpenRemainingMs: health.breakerRemainingMs(endpoint.id, nowMs),
       chain: chainGuard?.status(endpoint.id) ?? 'unchecked',
