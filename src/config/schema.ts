@@ -115,6 +115,7 @@ export const poolConfigSchema = z
     chain: z.enum(['solana', 'evm', 'generic'], { error: "must be 'solana', 'evm' or 'generic'" }).optional(),
     methods: z.record(z.string().min(1), methodEntrySchema).optional(),
     maxResponseBytes: positiveInt().optional(),
+    timeoutMs: positive().optional(),
     executor: objectWith(['execute', 'close'], 'must have execute() and close()').optional(),
     clock: objectWith(['now', 'wallNow', 'setTimer'], 'must have now(), wallNow() and setTimer()').optional(),
     random: z.custom<() => number>((value) => typeof value === 'function', { message: 'must be a function' }).optional(),

@@ -12,7 +12,7 @@ export interface RoleSettings {
   readonly burstCapacity?: number;
   /** Concurrency permits. No value means unlimited. */
   readonly maxConcurrentRequests?: number;
-  /** Time allowed for one attempt on this role, in ms; also the default call deadline. @default 10000 */
+  /** Time allowed for one attempt on this role, in ms (the call's deadline is the pool's `timeoutMs`). @default 10000 */
   readonly requestTimeoutMs?: number;
   /**
    * Minimum pause after a rate limit, in ms. The cooldown is
@@ -98,6 +98,14 @@ export interface HttpTransportPoolOptions {
   readonly methods?: Readonly<Record<string, MethodClassification>>;
   /** Largest accepted response body, in bytes (decoded). @default 16777216 (16 MiB) */
   readonly maxResponseBytes?: number;
+  /**
+   * Default deadline of a call (all its attempts, waits and backoffs), in ms; a call's own
+   * `timeoutMs` wins. `requestTimeoutMs` bounds each attempt only.
+   * @default per kind: the largest `requestTimeoutMs` of the endpoints serving it plus the
+   * smallest — room for one failover, whichever endpoint fails first (a call pinned to one
+   * endpoint: that endpoint's `requestTimeoutMs`)
+   */
+  readonly timeoutMs?: number;
   /** How attempts reach endpoints. @default the undici executor */
   readonly executor?: HttpExecutor;
   /** Injected clock (tests pass `createFakeClock()`). @default the system clock */

@@ -18,8 +18,8 @@ export interface KindGroup {
   readonly kind: RequestKind;
   readonly roles: readonly RoleState[];
   readonly tiers: readonly Tier[];
-  /** Smallest `requestTimeoutMs` among the roles: the default deadline. */
-  readonly minTimeoutMs: number;
+  /** The default call deadline: the pool's `timeoutMs`, else largest + smallest `requestTimeoutMs` (room for one failover). */
+  readonly defaultTimeoutMs: number;
   readonly queue: Waiter[];
   /** Roles not disabled (a chain guard disables roles of endpoints on another chain). */
   enabledRoles: number;

@@ -30,7 +30,7 @@ import { buildKindGroups } from './topology.js';
 
 /** Options of `acquireForMethod` / `acquireForRequestKind`. */
 export interface AcquireOptions {
-  /** Deadline for admission, in ms. @default the smallest `requestTimeoutMs` among compatible roles */
+  /** Deadline for admission, in ms. @default the pool's default call deadline (`timeoutMs`) */
   readonly timeoutMs?: number | undefined;
   readonly signal?: AbortSignal | undefined;
   /** Pin to one endpoint id. */
@@ -99,7 +99,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     });
     this.#health = new PoolHealth(options, this.#endpoints, this.#roles, this.#events, this.#clock);
     const maxOperatorShare = options.concentration?.maxOperatorShare ?? DEFAULT_MAX_OPERATOR_SHARE;
-    this.#groups = buildKindGroups(this.#roles, random, maxOperatorShare, this.#events, this.#clock);
+    this.#groups = buildKindGroups(this.#roles, random, maxOperatorShare, this.#events, this.#clock, options.timeoutMs);
     this.#methods = options.methods ?? {};
     const chainChecks = chainChecksOf(options);
     this.#expectedChain = describeExpectedChain(options);
@@ -196,7 +196,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   #tryAcquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance): HttpRequestPermit | undefined {
     const group = this.#groups.get(kind);
     if (this.#closed || !group || group.enabledRoles === 0 || options.endpoint !== undefined) return undefined;
-    const timeoutMs = options.timeoutMs ?? group.minTimeoutMs;
+    const timeoutMs = options.timeoutMs ?? group.defaultTimeoutMs;
     if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) return undefined;
     const deadlineMs = this.#clock.now() + timeoutMs;
     const role = this.#admission.tryNow({
@@ -218,7 +218,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     const pin = options.endpoint === undefined ? undefined : group?.roles.find((role) => role.endpointId === options.endpoint);
     if (!group || (options.endpoint !== undefined && !pin)) return Promise.reject(this.#noEndpoint(kind, options.endpoint));
     if (group.enabledRoles === 0 || pin?.disabled) return Promise.reject(chainMismatchError(this.#expectedChain, kind, pin?.endpointId));
-    const timeoutMs = options.timeoutMs ?? (pin ? pin.settings.requestTimeoutMs : group.minTimeoutMs);
+    const timeoutMs = options.timeoutMs ?? (pin ? pin.settings.requestTimeoutMs : group.defaultTimeoutMs);
     if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
       return Promise.reject(new TransportError('INVALID_INPUT', 'timeoutMs must be a finite number > 0', { context: { field: 'timeoutMs' } }));
     }

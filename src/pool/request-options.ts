@@ -3,7 +3,7 @@ import type { RequestKind, RetryClass } from '../retry/causes.js';
 
 /** Options of one `pool.request(...)` call. */
 export interface RequestOptions {
-  /** Deadline for the whole call (admission, every attempt and backoff), in ms. @default the smallest `requestTimeoutMs` among compatible roles */
+  /** Deadline for the whole call (admission, every attempt and backoff), in ms. @default the pool's `timeoutMs`: the largest `requestTimeoutMs` of the endpoints serving the kind plus the smallest */
   readonly timeoutMs?: number | undefined;
   /** Cancels the call; the error is `ABORTED`. */
   readonly signal?: AbortSignal | undefined;

@@ -18,6 +18,7 @@ export function buildKindGroups(
   maxOperatorShare: number,
   events: PoolEvents,
   clock: Clock,
+  timeoutMs: number | undefined,
 ): Map<RequestKind, KindGroup> {
   const byKind = new Map<RequestKind, RoleState[]>();
   for (const role of roles) {
@@ -45,7 +46,7 @@ export function buildKindGroups(
       kind,
       roles: kindRoles,
       tiers,
-      minTimeoutMs: Math.min(...kindRoles.map((role) => role.settings.requestTimeoutMs)),
+      defaultTimeoutMs: timeoutMs ?? defaultCallTimeoutMs(kindRoles.map((role) => role.settings.requestTimeoutMs)),
       queue: [],
       enabledRoles: kindRoles.length,
       wakeTimer: undefined,
@@ -53,4 +54,13 @@ export function buildKindGroups(
     });
   }
   return groups;
+}
+
+/**
+ * The default deadline of a call: the largest attempt limit plus the smallest, so a call
+ * whose first attempt runs into its endpoint's `requestTimeoutMs` still has time for one
+ * attempt elsewhere, whichever endpoint it met first.
+ */
+export function defaultCallTimeoutMs(requestTimeoutsMs: readonly number[]): number {
+  return Math.max(...requestTimeoutsMs) + Math.min(...requestTimeoutsMs);
 }

@@ -103,11 +103,11 @@ describe('config defaults', () => {
     expect(roleOf(pool, 'b')).toMatchObject({ requestsPerSecond: 0.25, burstCapacity: 1, tokens: 1 });
   });
 
-  it('defaults the request timeout, and so the admission deadline, to 10 000 ms', async () => {
+  it('defaults the request timeout to 10 000 ms, and so the call deadline to 20 000 ms (room for one more attempt)', async () => {
     const t = createTestPool([endpoint('a', { maxConcurrentRequests: 1 })]);
     await t.pool.acquireForRequestKind('read');
     const waiter = track(t.pool.acquireForRequestKind('read'), t.clock);
-    await t.clock.advance(9_999);
+    await t.clock.advance(19_999);
     expect(waiter.settled).toBe(false);
     await t.clock.advance(1);
     expect(waiter.error).toMatchObject({ code: 'DEADLINE_EXCEEDED' });

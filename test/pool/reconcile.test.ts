@@ -480,11 +480,11 @@ describe('reconcileSends on: not found', () => {
 
 describe('reconcileSends and the deadline of a send that timed out', () => {
   it('a send that hangs until the call deadline leaves no time to look up: AMBIGUOUS_DISPATCH at the deadline, no read sent', async () => {
-    // Default deadline = the role's requestTimeoutMs (10 s) = the attempt's own timeout.
+    // A call deadline equal to the role's requestTimeoutMs (10 s), the attempt's own timeout.
     const h = harness({ reconcileSends: true });
     h.executor.script('sender', hangUntilAborted);
     h.executor.script('reader', statusesFound);
-    const call = track(h.pool.request('sendTransaction', SOL_PARAMS), h.clock);
+    const call = track(h.pool.request('sendTransaction', SOL_PARAMS, { timeoutMs: 10_000 }), h.clock);
     await h.clock.advance(20_000);
     expect(call.atMs).toBe(10_000);
     expect(call.error).toMatchObject({

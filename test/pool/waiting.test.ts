@@ -65,7 +65,7 @@ describe('waiting for admission', () => {
     expect(isTransportError(waiter.error, 'DEADLINE_EXCEEDED')).toBe(true);
   });
 
-  it('defaults the deadline to the smallest requestTimeoutMs among roles serving the kind', async () => {
+  it('defaults the deadline to the largest plus the smallest requestTimeoutMs among roles serving the kind (room for one failover)', async () => {
     const t = createTestPool([
       endpoint('a', { maxConcurrentRequests: 1, requestTimeoutMs: 3_000 }),
       endpoint('b', { maxConcurrentRequests: 1, requestTimeoutMs: 2_000 }),
@@ -73,11 +73,21 @@ describe('waiting for admission', () => {
     ]);
     await acquireNow(t, 2);
     const waiter = track(t.pool.acquireForRequestKind('read'), t.clock);
-    await t.clock.advance(1_999);
+    await t.clock.advance(4_999);
     expect(waiter.settled).toBe(false);
     await t.clock.advance(1);
-    expect(waiter.atMs).toBe(2_000);
+    expect(waiter.atMs).toBe(5_000);
     expect(waiter.error).toMatchObject({ code: 'DEADLINE_EXCEEDED' });
+  });
+
+  it('the pool option timeoutMs replaces that default for every call', async () => {
+    const t = createTestPool([endpoint('a', { maxConcurrentRequests: 1, requestTimeoutMs: 3_000 })], { timeoutMs: 1_234 });
+    await acquireNow(t, 1);
+    const waiter = track(t.pool.acquireForRequestKind('read'), t.clock);
+    await t.clock.advance(1_233);
+    expect(waiter.settled).toBe(false);
+    await t.clock.advance(1);
+    expect(waiter.error).toMatchObject({ code: 'DEADLINE_EXCEEDED', context: { timeoutMs: 1_234 } });
   });
 
   it('rejects an aborted waiter with ABORTED at once and takes it out of the queue', async () => {
