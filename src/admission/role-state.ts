@@ -1,6 +1,8 @@
 import type { NormalizedEndpoint, NormalizedRole } from '../config/normalize.js';
 import type { ExecutorTarget } from '../http/executor.js';
 import { MAX_PROVIDER_DELAY_MS } from '../retry/retry-after.js';
+import { DEFAULT_DECAY_MS } from '../balance/balancer.js';
+import { PeakEwma } from '../balance/peak-ewma.js';
 import { TokenBucket } from './token-bucket.js';
 
 export type Availability = 'available' | 'degraded' | 'rate-limited';
@@ -37,6 +39,8 @@ export class RoleState {
   readonly endpoint: NormalizedEndpoint;
   /** The endpoint's shared concurrency (one object for all roles of the endpoint). */
   readonly load: EndpointLoad;
+  /** Peak-EWMA latency of this role's answers (latency-aware choice). */
+  readonly latency: PeakEwma;
   readonly settings: NormalizedRole;
   readonly bucket: TokenBucket | undefined;
   /** Internal: where attempts go (contains the URL; never exposed). */
@@ -60,10 +64,17 @@ export class RoleState {
   /** Out of the pool for good (its endpoint is on another chain): kept in band {@link DISABLED_BAND}, which admission never walks. */
   disabled = false;
 
-  constructor(endpoint: NormalizedEndpoint, settings: NormalizedRole, nowMs: number, load = new EndpointLoad(endpoint.maxConcurrentRequests)) {
+  constructor(
+    endpoint: NormalizedEndpoint,
+    settings: NormalizedRole,
+    nowMs: number,
+    load = new EndpointLoad(endpoint.maxConcurrentRequests),
+    latencyDecayMs = DEFAULT_DECAY_MS,
+  ) {
     this.endpoint = endpoint;
     this.settings = settings;
     this.load = load;
+    this.latency = new PeakEwma(latencyDecayMs);
     this.target = {
       endpointId: endpoint.id,
       url: endpoint.url,
@@ -107,20 +118,33 @@ export class RoleState {
   }
 
   /**
-   * Takes a permit and a token when the role can admit at `nowMs`. Returns 0 on success,
-   * otherwise the instant at which admission could next succeed (`Infinity` when only a
-   * permit release can unblock it).
+   * When the role could admit at `nowMs`: 0 when it can now, otherwise the instant at which
+   * admission could next succeed (`Infinity` when only a permit release can unblock it).
+   * Takes nothing: {@link admit} does.
    */
-  tryAdmit(nowMs: number): number {
+  blockedUntil(nowMs: number): number {
     if (nowMs < this.cooldownUntilMs) return this.cooldownUntilMs;
     const max = this.settings.maxConcurrentRequests;
     if (max !== undefined && this.inFlight >= max) return Number.POSITIVE_INFINITY;
     const load = this.load;
     if (load.max !== undefined && load.inFlight >= load.max) return Number.POSITIVE_INFINITY;
-    if (this.bucket !== undefined && !this.bucket.tryTake(nowMs)) return nowMs + this.bucket.waitMs(nowMs);
+    if (this.bucket === undefined) return 0;
+    const waitMs = this.bucket.waitMs(nowMs);
+    return waitMs === 0 ? 0 : nowMs + waitMs;
+  }
+
+  /** Takes a permit and a token; call only right after {@link blockedUntil} returned 0 at `nowMs`. */
+  admit(nowMs: number): void {
+    this.bucket?.tryTake(nowMs);
     this.inFlight++;
-    load.inFlight++;
-    return 0;
+    this.load.inFlight++;
+  }
+
+  /** {@link blockedUntil}, then {@link admit} when it is 0. */
+  tryAdmit(nowMs: number): number {
+    const blockedUntil = this.blockedUntil(nowMs);
+    if (blockedUntil === 0) this.admit(nowMs);
+    return blockedUntil;
   }
 
   release(): void {

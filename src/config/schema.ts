@@ -116,6 +116,17 @@ export const poolConfigSchema = z
     methods: z.record(z.string().min(1), methodEntrySchema).optional(),
     maxResponseBytes: positiveInt().optional(),
     timeoutMs: positive().optional(),
+    balance: z
+      .union([
+        z.literal(false),
+        z
+          .object({
+            exploreRatio: z.number({ error: 'must be a number' }).min(0, 'must be >= 0').max(1, 'must be <= 1').optional(),
+            decayMs: positive().optional(),
+          })
+          .strict(),
+      ])
+      .optional(),
     executor: objectWith(['execute', 'close'], 'must have execute() and close()').optional(),
     clock: objectWith(['now', 'wallNow', 'setTimer'], 'must have now(), wallNow() and setTimer()').optional(),
     random: z.custom<() => number>((value) => typeof value === 'function', { message: 'must be a function' }).optional(),

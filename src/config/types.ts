@@ -1,4 +1,5 @@
 import type { Clock, Random } from '../clock.js';
+import type { BalanceSettings } from '../balance/balancer.js';
 import type { HttpExecutor } from '../http/executor.js';
 import type { RequestKind, RetryClass } from '../retry/causes.js';
 
@@ -96,6 +97,12 @@ export interface HttpTransportPoolOptions {
   readonly expectedChain?: ExpectedChain;
   /** Classify custom methods, or reclassify standard ones. Unknown methods are `never-after-dispatch`. */
   readonly methods?: Readonly<Record<string, MethodClassification>>;
+  /**
+   * Latency-aware choice inside a tier and reputation band: of two admissible candidates in
+   * rotation order, the one with the lower peak-EWMA latency × (in flight + 1) takes the call
+   * when it is clearly cheaper. `false`: plain rotation. @default {}
+   */
+  readonly balance?: BalanceSettings | false;
   /** Largest accepted response body, in bytes (decoded). @default 16777216 (16 MiB) */
   readonly maxResponseBytes?: number;
   /**

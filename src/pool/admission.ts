@@ -3,6 +3,8 @@ import type { Clock, TimerHandle } from '../clock.js';
 import { TransportError } from '../errors/transport-error.js';
 import type { RequestKind } from '../retry/causes.js';
 import type { TierRotation } from '../concentration/rotation.js';
+import type { Balancer } from '../balance/balancer.js';
+import type { OperatorCeiling } from '../balance/operator-ceiling.js';
 
 /** The roles of one priority tier of one kind, with their rotation. */
 export interface Tier {
@@ -11,6 +13,10 @@ export interface Tier {
   readonly rotation: TierRotation;
   /** Members per reputation band rank (0–3), kept current by `RoleState.setBand`; lets the fast path walk once. */
   readonly bandCounts: number[];
+  /** The operator cap as a ceiling (undefined when it cannot bind: one operator, cap off or infeasible). */
+  readonly ceiling: OperatorCeiling | undefined;
+  /** Operator index of each member, for the ceiling. */
+  readonly memberOperators: readonly number[];
 }
 
 /** Every role serving one kind, by tier, plus the FIFO queue of waiting calls. */
@@ -38,6 +44,8 @@ export interface AdmissionRequest {
   readonly deadlineMs: number;
   readonly timeoutMs: number;
   readonly signal: AbortSignal | undefined;
+  /** An idempotent read that may take the costlier candidate, so a slow endpoint's recovery is seen. */
+  readonly explore: boolean;
 }
 
 interface Waiter {
@@ -85,16 +93,18 @@ export class Admission {
   private readonly clock: Clock;
   private readonly filter: CandidateFilter;
   private readonly chainGate: ChainGate | undefined;
+  private readonly balancer: Balancer | undefined;
   private wakeAtScratch = Number.POSITIVE_INFINITY;
   /** Set by a trial when some candidate waits for something with no known instant (a permit release, a running chain check). */
   private openEndedScratch = false;
   /** Earliest instant a blocker other than a rate-limit cooldown ends, in the last trial. */
   private otherWakeScratch = Number.POSITIVE_INFINITY;
 
-  constructor(clock: Clock, filter: CandidateFilter, chainGate?: ChainGate) {
+  constructor(clock: Clock, filter: CandidateFilter, chainGate?: ChainGate, balancer?: Balancer) {
     this.clock = clock;
     this.filter = filter;
     this.chainGate = chainGate;
+    this.balancer = balancer;
   }
 
   acquire(request: AdmissionRequest): Promise<RoleState> {
@@ -228,13 +238,16 @@ export class Admission {
       return !request.pin.disabled && this.tryRole(request.pin, now) ? request.pin : undefined;
     }
     const tiers = request.group.tiers;
+    const balancer = this.balancer;
     let eligibleSeen = false;
     for (const tier of tiers) {
-      const members = tier.members;
-      const rotation = tier.rotation;
+      const { members, rotation } = tier;
       // Best reputation band first; a blocked candidate never blocks its peers or lower tiers.
       for (let band = 0; band < 3; band++) {
         if (tier.bandCounts[band] === 0) continue;
+        // The first two admissible members in rotation order; the balancer picks one.
+        let first = -1;
+        let second = -1;
         rotation.begin();
         for (let index = rotation.next(); index !== -1; index = rotation.next()) {
           const role = members[index]!;
@@ -248,12 +261,16 @@ export class Admission {
             continue;
           }
           eligibleSeen = true;
-          if (avoid?.has(role.endpointId)) continue;
-          if (this.tryRole(role, now)) {
-            rotation.commit(index);
-            return role;
+          if (avoid?.has(role.endpointId) || !this.admissible(role, now)) continue;
+          if (first === -1) {
+            first = index;
+            if (balancer === undefined) break;
+          } else {
+            second = index;
+            break;
           }
         }
+        if (first !== -1) return this.take(tier, second !== -1 && this.switches(tier, first, second, now, request.explore) ? second : first, now);
       }
     }
     if (avoid && backingOff) {
@@ -287,11 +304,39 @@ export class Admission {
   }
 
   private tryRole(role: RoleState, now: number): boolean {
+    if (!this.admissible(role, now)) return false;
+    role.admit(now);
+    return true;
+  }
+
+  /** Whether the role could take a call now (nothing taken); notes when it could otherwise. */
+  private admissible(role: RoleState, now: number): boolean {
     this.filter.settle(role, now);
-    const blockedUntil = role.tryAdmit(now);
+    const blockedUntil = role.blockedUntil(now);
     if (blockedUntil === 0) return true;
     this.wake(blockedUntil, now < role.cooldownUntilMs);
     return false;
+  }
+
+  /**
+   * Whether the call leaves the rotation's `first` for `second`: the balancer finds `second`
+   * clearly cheaper (or the call explores), and the operator cap's ceiling lets `second`'s
+   * operator take one more. The rotation's own choice already follows the cap's shares; only
+   * a switch can push an operator past it.
+   */
+  private switches(tier: Tier, first: number, second: number, now: number, explore: boolean): boolean {
+    if (!this.balancer!.prefersSecond(tier.members[first]!, tier.members[second]!, now, explore)) return false;
+    const operator = tier.memberOperators[second]!;
+    return tier.ceiling === undefined || operator === tier.memberOperators[first] || tier.ceiling.allows(operator);
+  }
+
+  /** Admits the call on member `index` of `tier`: its permit and token, the rotation, the ceiling's count. */
+  private take(tier: Tier, index: number, now: number): RoleState {
+    const role = tier.members[index]!;
+    role.admit(now);
+    tier.rotation.commit(index);
+    tier.ceiling?.record(tier.memberOperators[index]!);
+    return role;
   }
 
   /** An endpoint that failed this call returns after the backoff, and not before its own rate-limit cooldown ends. */

@@ -23,6 +23,7 @@ import { PoolEvents, type PoolEventListener, type PoolEventName } from './events
 import { PoolHealth } from './pool-health.js';
 import { HttpRequestPermit, type PermitHost } from './permit.js';
 import { askEndpoint } from './attempt.js';
+import { Balancer } from '../balance/balancer.js';
 import { runRequest } from './request-loop.js';
 import type { RequestOptions, RpcRequester } from './request-options.js';
 import { buildSnapshot, type PoolSnapshot } from './snapshot.js';
@@ -61,10 +62,13 @@ export interface PoolInternals {
   /** The POOL_CLOSED error once the pool is closed. */
   closedError(): TransportError<'POOL_CLOSED'> | undefined;
   nextId(): number;
-  acquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance): Promise<HttpRequestPermit>;
+  /** `explore`: an idempotent read that may take the costlier candidate (latency-aware choice). */
+  acquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance, explore?: boolean): Promise<HttpRequestPermit>;
   /** The permit when a role admits right now; undefined otherwise (including every error case: `acquire` reports those). */
-  tryAcquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance): HttpRequestPermit | undefined;
+  tryAcquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance, explore?: boolean): HttpRequestPermit | undefined;
   classify(method: string, options: RequestOptions): MethodClassification & { readonly retryClass: RetryClass };
+  /** Whether this idempotent read explores (takes the costlier candidate): every 1/exploreRatio-th one. */
+  nextExplores(): boolean;
 }
 
 /**
@@ -79,6 +83,8 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   readonly #roles: readonly RoleState[];
   readonly #groups: ReadonlyMap<RequestKind, KindGroup>;
   readonly #admission: Admission;
+  /** Latency-aware choice; undefined with `balance: false` (plain rotation). */
+  readonly #balancer: Balancer | undefined;
   readonly #health: PoolHealth;
   readonly #internals: PoolInternals;
   readonly #methods: Readonly<Record<string, MethodClassification>>;
@@ -93,10 +99,12 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     this.#clock = options.clock ?? systemClock;
     const random = options.random ?? systemRandom;
     const now = this.#clock.now();
+    const balance = options.balance === false ? undefined : (options.balance ?? {});
     this.#roles = this.#endpoints.flatMap((endpoint) => {
       const load = new EndpointLoad(endpoint.maxConcurrentRequests);
-      return endpoint.roles.map((role) => new RoleState(endpoint, role, now, load));
+      return endpoint.roles.map((role) => new RoleState(endpoint, role, now, load, balance?.decayMs));
     });
+    this.#balancer = balance === undefined ? undefined : new Balancer(this.#roles, balance);
     this.#health = new PoolHealth(options, this.#endpoints, this.#roles, this.#events, this.#clock);
     const maxOperatorShare = options.concentration?.maxOperatorShare ?? DEFAULT_MAX_OPERATOR_SHARE;
     this.#groups = buildKindGroups(this.#roles, random, maxOperatorShare, this.#events, this.#clock, options.timeoutMs);
@@ -105,12 +113,15 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     this.#expectedChain = describeExpectedChain(options);
     this.#chainGuard =
       chainChecks.length === 0 ? undefined : new ChainGuard(chainChecks, this.#roles, this.#events, this.#clock, this.#chainGuardHost());
-    this.#admission = new Admission(this.#clock, this.#health, this.#chainGuard);
+    this.#admission = new Admission(this.#clock, this.#health, this.#chainGuard, this.#balancer);
     const fragments = secretFragments(
       this.#endpoints.map((e) => e.url),
       this.#endpoints.flatMap((e) => Object.values(e.headers)),
     );
     let id = 0;
+    // Deterministic exploration: a credit, not a random draw, so the injected random's sequence (backoffs) is untouched.
+    const exploreRatio = this.#balancer?.exploreRatio ?? 0;
+    let exploreCredit = 0;
     const pool = this;
     this.#internals = {
       clock: this.#clock,
@@ -130,9 +141,16 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       attemptTimers: new TimerQueue(this.#clock),
       closedError: () => pool.#closedError,
       nextId: () => (id = id >= Number.MAX_SAFE_INTEGER ? 1 : id + 1),
-      acquire: (kind, acquireOptions, avoid) => pool.#acquire(kind, acquireOptions, avoid),
-      tryAcquire: (kind, acquireOptions, avoid) => pool.#tryAcquire(kind, acquireOptions, avoid),
+      acquire: (kind, acquireOptions, avoid, explore) => pool.#acquire(kind, acquireOptions, avoid, explore),
+      tryAcquire: (kind, acquireOptions, avoid, explore) => pool.#tryAcquire(kind, acquireOptions, avoid, explore),
       classify: (method, requestOptions) => pool.#classify(method, requestOptions),
+      nextExplores: () => {
+        if (exploreRatio === 0) return false;
+        exploreCredit += exploreRatio;
+        if (exploreCredit < 1) return false;
+        exploreCredit -= 1;
+        return true;
+      },
     };
   }
 
@@ -193,7 +211,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     return { kind: options.kind ?? base.kind, retryClass: options.retryClass ?? base.retryClass };
   }
 
-  #tryAcquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance): HttpRequestPermit | undefined {
+  #tryAcquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance, explore = false): HttpRequestPermit | undefined {
     const group = this.#groups.get(kind);
     if (this.#closed || !group || group.enabledRoles === 0 || options.endpoint !== undefined) return undefined;
     const timeoutMs = options.timeoutMs ?? group.defaultTimeoutMs;
@@ -207,11 +225,12 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       deadlineMs,
       timeoutMs,
       signal: options.signal,
+      explore,
     });
     return role && new HttpRequestPermit(role, this.#permitHost, deadlineMs);
   }
 
-  #acquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance): Promise<HttpRequestPermit> {
+  #acquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance, explore = false): Promise<HttpRequestPermit> {
     if (this.#closed) return Promise.reject(new TransportError('POOL_CLOSED', 'The pool was closed', { context: {} }));
     if (options.signal?.aborted) return Promise.reject(abortedError(options.signal));
     const group = this.#groups.get(kind);
@@ -224,7 +243,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     }
     const deadlineMs = this.#clock.now() + timeoutMs;
     return this.#admission
-      .acquire({ group, pin, avoid: avoid?.endpoints, avoidUntilMs: avoid?.untilMs ?? 0, deadlineMs, timeoutMs, signal: options.signal })
+      .acquire({ group, pin, avoid: avoid?.endpoints, avoidUntilMs: avoid?.untilMs ?? 0, deadlineMs, timeoutMs, signal: options.signal, explore })
       .then((role) => new HttpRequestPermit(role, this.#permitHost, deadlineMs));
   }
 
@@ -273,9 +292,12 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     onSuccess: (role, latencyMs) => {
       role.recordSuccess();
       this.#health.recordSuccess(role, latencyMs);
+      this.#balancer?.observe(role, latencyMs, this.#clock.now());
     },
-    onFailure: (role, cause: FailureCause, failure: ClassifiedFailure | undefined) => {
+    onFailure: (role, cause: FailureCause, failure: ClassifiedFailure | undefined, elapsedMs?: number) => {
       role.recordFailure();
+      // A timed-out attempt took at least this long: the latency estimate must know.
+      if (cause === 'timeout' && elapsedMs !== undefined) this.#balancer?.observeAtLeast(role, elapsedMs, this.#clock.now());
       this.#health.recordFailure(role, cause, failure);
       if (failure?.providerDelayMs !== undefined && cause !== 'rate-limited') this.#startCooldown(role, failure.providerDelayMs, false);
     },

@@ -5,7 +5,7 @@ import type { FailureCause, RequestKind } from '../retry/causes.js';
 /** What the pool does when a permit reports an outcome; implemented by the pool. */
 export interface PermitHost {
   onSuccess(role: RoleState, latencyMs: number): void;
-  onFailure(role: RoleState, cause: FailureCause, failure: ClassifiedFailure | undefined): void;
+  onFailure(role: RoleState, cause: FailureCause, failure: ClassifiedFailure | undefined, elapsedMs?: number): void;
   onRateLimited(role: RoleState, providerDelayMs: number | undefined): void;
   onRelease(role: RoleState): void;
 }
@@ -60,9 +60,9 @@ export class HttpRequestPermit implements Disposable {
     if (this.#claimReport()) this.#host.onSuccess(this.#role, latencyMs);
   }
 
-  /** Records a failed attempt. Only the first report of a permit counts. */
-  recordFailure(cause: FailureCause, failure?: ClassifiedFailure): void {
-    if (this.#claimReport()) this.#host.onFailure(this.#role, cause, failure);
+  /** Records a failed attempt (and, optionally, how long it ran, in ms). Only the first report of a permit counts. */
+  recordFailure(cause: FailureCause, failure?: ClassifiedFailure, elapsedMs?: number): void {
+    if (this.#claimReport()) this.#host.onFailure(this.#role, cause, failure, elapsedMs);
   }
 
   /** Records a rate limit: the role cools down for `max(pause, min(providerDelayMs, 60 s))`. */

@@ -64,6 +64,8 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
   if (signal) await Promise.resolve();
   let failed: Set<string> | undefined;
   let avoid: RetryAvoidance | undefined;
+  // Only an idempotent read may try the costlier endpoint: a hedge or retry can cover it; a send cannot.
+  const explore = retryClass === 'idempotent' && options.endpoint === undefined && pool.nextExplores();
   let last: { readonly failure: AttemptFailure; readonly endpointId: string } | undefined;
   let deadlineMs = Number.POSITIVE_INFINITY;
   for (let attempt = 1; ; attempt++) {
@@ -73,10 +75,10 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
       timeoutMs: attempt > 1 ? deadlineMs - clock.now() : options.timeoutMs,
     };
     // Synchronous when a role admits at once: no promise hops on the common path.
-    let permit = pool.tryAcquire(kind, acquireOptions, avoid);
+    let permit = pool.tryAcquire(kind, acquireOptions, avoid, explore && attempt === 1);
     if (permit === undefined) {
       try {
-        permit = await pool.acquire(kind, acquireOptions, avoid);
+        permit = await pool.acquire(kind, acquireOptions, avoid, explore && attempt === 1);
       } catch (error) {
         // No endpoint can take the retry before the deadline (a backoff or cooldown ends after
         // it): the call failed for the last attempt's reason, and says so now.
@@ -184,7 +186,7 @@ async function runAttempt(
       return outcome;
     }
     if (outcome.cause === 'rate-limited') permit.recordRateLimited(outcome.providerDelayMs);
-    else permit.recordFailure(outcome.cause, outcome);
+    else permit.recordFailure(outcome.cause, outcome, latencyMs);
     call.attempts.push({
       endpointId: permit.endpointId,
       cause: outcome.cause,

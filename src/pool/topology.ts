@@ -1,6 +1,8 @@
 import type { RoleState } from '../admission/role-state.js';
 import type { Clock, Random } from '../clock.js';
+import { OperatorCeiling } from '../balance/operator-ceiling.js';
 import { createTierRotation, planTier } from '../concentration/tier-plan.js';
+import { isCapFeasible } from '../concentration/water-fill.js';
 import type { RequestKind } from '../retry/causes.js';
 import type { KindGroup, Tier } from './admission.js';
 import type { PoolEvents } from './events.js';
@@ -40,7 +42,20 @@ export function buildKindGroups(
         bandCounts[role.band]!++;
         role.tierBandCounts = bandCounts;
       }
-      return { tier, members, bandCounts, rotation: createTierRotation(plan, Math.floor(random() * members.length)) };
+      const operatorCount = plan.operators.length;
+      // The cap as a ceiling wherever it can bind: latency may otherwise push traffic onto one operator.
+      const ceiling =
+        maxOperatorShare > 0 && maxOperatorShare < 1 && operatorCount > 1 && isCapFeasible(maxOperatorShare, operatorCount)
+          ? new OperatorCeiling(maxOperatorShare, operatorCount)
+          : undefined;
+      return {
+        tier,
+        members,
+        bandCounts,
+        rotation: createTierRotation(plan, Math.floor(random() * members.length)),
+        ceiling,
+        memberOperators: plan.memberOperators,
+      };
     });
     groups.set(kind, {
       kind,

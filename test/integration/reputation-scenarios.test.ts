@@ -159,7 +159,7 @@ describe('reputation scenarios (four endpoints, 1 000 reads)', () => {
     expect(result.successRate).toBe(1);
   });
 
-  it('(d) holds an operator with three of four endpoints to the 0.65 cap (loopback servers, operators by config)', async () => {
+  it('(d) holds an operator with three of four endpoints under the 0.65 cap, a ceiling on every prefix (loopback servers, operators by config)', async () => {
     const list = await servers([healthy, healthy, healthy, healthy]);
     const operators = ['alpha-rpc.com', 'alpha-rpc.com', 'alpha-rpc.com', 'beta-node.net'];
     const endpoints = list.map((s, i) => ({ id: `e${i}`, url: s.url, operator: operators[i]! }));
@@ -169,20 +169,21 @@ describe('reputation scenarios (four endpoints, 1 000 reads)', () => {
     const result = await run(pool, receivedBy(list));
     await pool.close();
     const alpha = result.served.filter((id) => id !== 'e3').length;
+    // The cap is a ceiling (latency decides below it): how far alpha ever got above 0.65 of a prefix.
     let worst = 0;
     let taken = 0;
     result.served.forEach((id, i) => {
       if (id !== 'e3') taken++;
-      worst = Math.max(worst, Math.abs(taken - 0.65 * (i + 1)));
+      worst = Math.max(worst, taken - 0.65 * (i + 1));
     });
     const perServer = list.map((s, i) => `e${i} ${s.received.length}`).join(', ');
     console.log(
       `(d) cap 0.65, alpha-rpc.com ×3 + beta-node.net ×1 (loopback): alpha share ${pct(alpha / CALLS)} (${alpha}/${CALLS}), ` +
-        `worst prefix deviation ${worst.toFixed(2)} requests, servers received: ${perServer}, reshape events ${reshapes.length}`,
+        `most above the cap on a prefix ${worst.toFixed(2)} requests, servers received: ${perServer}, reshape events ${reshapes.length}`,
     );
     expect(result.successRate).toBe(1);
-    expect(Math.abs(alpha - 650)).toBeLessThan(1);
-    expect(worst).toBeLessThan(1);
+    expect(alpha).toBeLessThanOrEqual(651);
+    expect(worst).toBeLessThanOrEqual(1 + 1e-9);
     expect(reshapes.length).toBe(2); // one per kind (read, submit) of the reshaped tier
   });
 });

@@ -1,0 +1,96 @@
+import type { RoleState } from '../admission/role-state.js';
+
+/**
+ * Latency-aware choice inside one tier and reputation band (DESIGN §4.9): admission offers
+ * two admissible candidates in rotation order, and the balancer says which one will answer
+ * sooner, by peak-EWMA latency × (requests in flight on the endpoint + 1) — the cost of
+ * Finagle's and Linkerd's power-of-two-choices balancers.
+ *
+ * The rotation's candidate keeps the call unless the other is clearly cheaper
+ * ({@link SWITCH_RATIO}): endpoints that are about as good keep their rotation (and the
+ * operator cap's weighted shares) instead of trading calls on noise, while a slow or
+ * overloaded one loses its share at once. An idempotent read may explore (`exploreRatio`):
+ * it then takes the costlier candidate, so a slow endpoint's recovery is noticed (a hedge
+ * covers the read if it is still slow). Sends never explore.
+ */
+
+/** Settings of `balance` (pool option); `false` turns latency-aware choice off (plain rotation). */
+export interface BalanceSettings {
+  /** Share of idempotent reads that take the costlier of the two candidates. @default 0.01 */
+  readonly exploreRatio?: number;
+  /** Time constant of the latency estimate's decay, in ms: how fast old samples fade. @default 10000 */
+  readonly decayMs?: number;
+}
+
+export const DEFAULT_EXPLORE_RATIO = 0.01;
+export const DEFAULT_DECAY_MS = 10_000;
+/** The second candidate wins only when its cost is below this fraction of the first's. */
+export const SWITCH_RATIO = 0.8;
+const LATENCY_FLOOR_MS = 0.001;
+/** Successes between two recomputations of a kind's median latency. */
+const MEDIAN_EVERY = 32;
+
+/** The median latency estimate of one kind's endpoints: where an idle endpoint's estimate relaxes to. */
+class Baseline {
+  medianMs = 0;
+  #sinceUpdate = 0;
+  readonly #roles: readonly RoleState[];
+  readonly #scratch: number[] = [];
+
+  constructor(roles: readonly RoleState[]) {
+    this.#roles = roles;
+  }
+
+  observed(nowMs: number): void {
+    if (++this.#sinceUpdate < MEDIAN_EVERY) return;
+    this.#sinceUpdate = 0;
+    const estimates = this.#scratch;
+    estimates.length = 0;
+    for (const role of this.#roles) if (role.latency.samples > 0) estimates.push(role.latency.estimate(nowMs, this.medianMs));
+    if (estimates.length === 0) return;
+    estimates.sort((a, b) => a - b);
+    const middle = estimates.length >> 1;
+    this.medianMs = estimates.length % 2 === 1 ? estimates[middle]! : (estimates[middle - 1]! + estimates[middle]!) / 2;
+  }
+}
+
+export class Balancer {
+  readonly exploreRatio: number;
+  readonly #baselines = new Map<string, Baseline>();
+
+  constructor(roles: readonly RoleState[], settings: BalanceSettings) {
+    this.exploreRatio = settings.exploreRatio ?? DEFAULT_EXPLORE_RATIO;
+    const byKind = new Map<string, RoleState[]>();
+    for (const role of roles) {
+      const list = byKind.get(role.settings.kind) ?? [];
+      list.push(role);
+      byKind.set(role.settings.kind, list);
+    }
+    for (const [kind, list] of byKind) this.#baselines.set(kind, new Baseline(list));
+  }
+
+  /** A good answer from `role` after `latencyMs`. */
+  observe(role: RoleState, latencyMs: number, nowMs: number): void {
+    role.latency.observe(latencyMs, nowMs);
+    this.#baselines.get(role.settings.kind)?.observed(nowMs);
+  }
+
+  /** An attempt on `role` cancelled or timed out after `elapsedMs`: a lower bound of its latency. */
+  observeAtLeast(role: RoleState, elapsedMs: number, nowMs: number): void {
+    role.latency.observeAtLeast(elapsedMs, nowMs);
+  }
+
+  /** Expected time to an answer, relative: latency estimate × (endpoint's requests in flight + 1). */
+  costOf(role: RoleState, nowMs: number): number {
+    const baselineMs = this.#baselines.get(role.settings.kind)?.medianMs ?? 0;
+    // The 1 µs floor keeps load in the cost of an endpoint not measured yet (estimate 0).
+    return (role.latency.estimate(nowMs, baselineMs) + LATENCY_FLOOR_MS) * (role.load.inFlight + 1);
+  }
+
+  /** Whether `second` should take the call instead of the rotation's `first`. */
+  prefersSecond(first: RoleState, second: RoleState, nowMs: number, explore: boolean): boolean {
+    const firstCost = this.costOf(first, nowMs);
+    const secondCost = this.costOf(second, nowMs);
+    return explore ? secondCost > firstCost : secondCost < firstCost * SWITCH_RATIO;
+  }
+}
