@@ -1,0 +1,153 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { OperatorCeiling } from '../../src/balance/operator-ceiling.js';
+import { PeakEwma } from '../../src/balance/peak-ewma.js';
+import type { EndpointConfig, HttpTransportPoolOptions } from '../../src/config/types.js';
+import type { RawOutcome } from '../../src/http/executor.js';
+import { ok, type Script } from '../helpers/scripted-executor.js';
+import { createTestPool, type TestPool } from '../pool/pool-fixtures.js';
+
+describe('PeakEwma', () => {
+  it('jumps to a slower sample at once and decays toward faster ones with the time constant', () => {
+    const e = new PeakEwma(10_000);
+    e.observe(10, 0);
+    e.observe(1_600, 1);
+    expect(e.estimate(1, 0)).toBe(1_600);
+    e.observe(10, 10_001); // one time constant later: keeps e^-1 of the old value
+    expect(e.estimate(10_001, 0)).toBeCloseTo(1_600 * Math.exp(-1) + 10 * (1 - Math.exp(-1)), 6);
+  });
+
+  it('relaxes toward the baseline with no traffic, and is 0 (tried first) before any sample', () => {
+    const e = new PeakEwma(10_000);
+    expect(e.estimate(0, 5)).toBe(0);
+    e.observe(1_000, 0);
+    expect(e.estimate(0, 5)).toBe(1_000);
+    expect(e.estimate(30_000, 5)).toBeCloseTo(5 + 995 * Math.exp(-3), 6);
+    expect(e.estimate(1_000_000, 5)).toBeCloseTo(5, 6);
+  });
+
+  it('a cancelled attempt only ever raises the estimate (a lower bound)', () => {
+    const e = new PeakEwma(10_000);
+    e.observe(100, 0);
+    e.observeAtLeast(50, 0);
+    expect(e.estimate(0, 0)).toBe(100);
+    e.observeAtLeast(400, 0);
+    expect(e.estimate(0, 0)).toBe(400);
+  });
+});
+
+describe('OperatorCeiling', () => {
+  it('never lets an operator pass cap · n + 1 on any prefix when every admission asks it first', () => {
+    expect(() =>
+      fc.assert(
+        fc.property(
+          fc.double({ min: 0.34, max: 0.9, noNaN: true }),
+          fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 1, maxLength: 3_000 }),
+          (cap, wishes) => {
+            const ceiling = new OperatorCeiling(cap, 3);
+            const counts = [0, 0, 0];
+            wishes.forEach((wish, i) => {
+              // The wished operator if the ceiling allows it, else the next operator it allows.
+              const operator = [wish, (wish + 1) % 3, (wish + 2) % 3].find((o) => ceiling.allows(o)) ?? wish;
+              ceiling.record(operator);
+              counts[operator]!++;
+              if (i < 1_024) for (const count of counts) expect(count).toBeLessThanOrEqual(cap * (i + 1) + 1 + 1e-9);
+            });
+          },
+        ),
+      ),
+    ).not.toThrow();
+  });
+});
+
+/** Answers after `latencyMs` of fake time (0: at once). */
+const answering =
+  (t: TestPool, latencyMs: () => number): Script =>
+  (_request, id) => {
+    const delay = latencyMs();
+    if (delay === 0) return ok('x', id);
+    return new Promise<RawOutcome>((resolve) => t.clock.setTimer(() => resolve(ok('x', id)), delay));
+  };
+
+/** Runs `count` calls one after another on the fake clock; returns who served each. */
+async function sequential(t: TestPool, count: number, method = 'getSlot', params: unknown[] = []): Promise<string[]> {
+  const served: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const before = t.executor.received.length;
+    const call = t.pool.request(method, params, { timeoutMs: 60_000 });
+    let done = false;
+    void call.finally(() => (done = true)).catch(() => undefined);
+    // Timers fire at their own instant inside a step, so latencies are exact at any step size.
+    for (let step = 0; step < 1_000 && !done; step++) await t.clock.advance(10);
+    await call;
+    served.push(...t.executor.received.slice(before).map((r) => r.endpointId));
+  }
+  return served;
+}
+
+const share = (served: readonly string[], id: string) => served.filter((s) => s === id).length / served.length;
+
+function pool(endpoints: EndpointConfig[], options: Partial<HttpTransportPoolOptions> = {}): TestPool {
+  return createTestPool(endpoints, { retry: { maxRetries: 0 }, ...options });
+}
+
+describe('latency-aware choice inside a tier and band', () => {
+  it('a 1 600 ms endpoint next to a 1 ms one: after its first slow answer it gets only the exploring ~1 % of reads', async () => {
+    const t = pool([{ id: 'slow', url: 'https://slow.example.com/' }, { id: 'fast', url: 'https://fast.example.com/' }]);
+    t.executor.script('slow', answering(t, () => 1_600));
+    t.executor.script('fast', answering(t, () => 1));
+    const warmUp = await sequential(t, 20);
+    expect(warmUp).toContain('slow');
+    const served = await sequential(t, 400);
+    expect(share(served, 'slow')).toBeLessThanOrEqual(0.02);
+    expect(share(served, 'fast')).toBeGreaterThanOrEqual(0.98);
+  });
+
+  it('sends never explore: after the slow endpoint answered once, no send goes to it', async () => {
+    const t = pool([{ id: 'slow', url: 'https://slow.example.com/' }, { id: 'fast', url: 'https://fast.example.com/' }]);
+    t.executor.script('slow', answering(t, () => 1_600));
+    t.executor.script('fast', answering(t, () => 1));
+    await sequential(t, 20);
+    const served = await sequential(t, 200, 'relay_submit', [1]);
+    expect(served.filter((id) => id === 'slow')).toEqual([]);
+  });
+
+  it('with balance: false the rotation alone decides: the slow endpoint keeps its half', async () => {
+    const t = pool([{ id: 'slow', url: 'https://slow.example.com/' }, { id: 'fast', url: 'https://fast.example.com/' }], { balance: false });
+    t.executor.script('slow', answering(t, () => 100));
+    t.executor.script('fast', answering(t, () => 1));
+    const served = await sequential(t, 100);
+    expect(share(served, 'slow')).toBe(0.5);
+  });
+
+  it('a slow operator’s share falls below its natural share, and no operator passes the cap', async () => {
+    // Three operators of one endpoint each (natural share 1/3), cap 0.4; beta is slow.
+    const endpoints = [
+      { id: 'alpha', url: 'https://alpha-rpc.com/' },
+      { id: 'beta', url: 'https://beta-node.net/' },
+      { id: 'gamma', url: 'https://gamma-node.org/' },
+    ];
+    const t = pool(endpoints, { concentration: { maxOperatorShare: 0.4 } });
+    t.executor.script('alpha', answering(t, () => 2));
+    t.executor.script('beta', answering(t, () => 300));
+    t.executor.script('gamma', answering(t, () => 2));
+    await sequential(t, 30);
+    const served = await sequential(t, 600);
+    expect(share(served, 'beta')).toBeLessThan(1 / 3 - 0.05);
+    for (const id of ['alpha', 'gamma']) expect(share(served, id)).toBeLessThanOrEqual(0.4 + 2 / served.length);
+  });
+
+  it('an endpoint that was slow is tried again as its estimate relaxes, and wins its share back once fast', async () => {
+    let slowMs = 1_600;
+    const t = pool([{ id: 'was-slow', url: 'https://a.example.com/' }, { id: 'fast', url: 'https://b.example.com/' }], { balance: { exploreRatio: 0 } });
+    t.executor.script('was-slow', answering(t, () => slowMs));
+    t.executor.script('fast', answering(t, () => 5));
+    await sequential(t, 20);
+    slowMs = 5;
+    expect(share(await sequential(t, 50), 'was-slow')).toBe(0);
+    // No exploration at all: only the decay toward the pool's median brings it back.
+    await t.clock.advance(60_000);
+    const later = await sequential(t, 200);
+    expect(share(later, 'was-slow')).toBeGreaterThan(0.3);
+  });
+});
