@@ -116,6 +116,21 @@ export const poolConfigSchema = z
     methods: z.record(z.string().min(1), methodEntrySchema).optional(),
     maxResponseBytes: positiveInt().optional(),
     timeoutMs: positive().optional(),
+    hedge: z
+      .union([
+        z.literal(false),
+        z
+          .object({
+            delayMs: z.union([z.literal('auto'), nonNegative()]).optional(),
+            maxHedges: z.literal(1, { error: 'only 1 hedge per call is supported' }).optional(),
+            budgetRatio: z.number({ error: 'must be a number' }).min(0, 'must be >= 0').max(1, 'must be <= 1').optional(),
+            quantile: z.number({ error: 'must be a number' }).gt(0, 'must be > 0').lt(1, 'must be < 1').optional(),
+            minDelayMs: nonNegative().optional(),
+            maxDelayMs: positive().optional(),
+          })
+          .strict(),
+      ])
+      .optional(),
     balance: z
       .union([
         z.literal(false),

@@ -1,5 +1,6 @@
 import type { Clock, Random } from '../clock.js';
 import type { BalanceSettings } from '../balance/balancer.js';
+import type { HedgeSettings } from '../balance/hedge-policy.js';
 import type { HttpExecutor } from '../http/executor.js';
 import type { RequestKind, RetryClass } from '../retry/causes.js';
 
@@ -103,6 +104,14 @@ export interface HttpTransportPoolOptions {
    * when it is clearly cheaper. `false`: plain rotation. @default {}
    */
   readonly balance?: BalanceSettings | false;
+  /**
+   * Hedged reads: an idempotent read with no answer after the hedge delay is also sent to
+   * another endpoint (another operator first); the first answer wins, the other attempt is
+   * cancelled, no-fault. Hedges and retries share a budget of `budgetRatio` of calls. Sends,
+   * unknown methods and filter polls are never hedged. `false`: no hedges and no retry
+   * budget. @default { delayMs: 'auto', maxHedges: 1, budgetRatio: 0.1 }
+   */
+  readonly hedge?: HedgeSettings | false;
   /** Largest accepted response body, in bytes (decoded). @default 16777216 (16 MiB) */
   readonly maxResponseBytes?: number;
   /**

@@ -88,6 +88,18 @@ export interface ReconcileEvent extends EventBase {
   readonly lookups: number;
 }
 
+/** A hedged read: `started` (a second attempt went to `hedgeEndpointId`), `won` (the hedge answered first), `lost` (the first attempt did; the hedge was cancelled). */
+export interface HedgeEvent extends EventBase {
+  readonly kind: RequestKind;
+  readonly method: string;
+  /** The first attempt's endpoint. */
+  readonly endpointId: string;
+  readonly hedgeEndpointId: string;
+  readonly phase: 'started' | 'won' | 'lost';
+  /** The wait before the hedge, in ms. */
+  readonly delayMs: number;
+}
+
 export interface PoolEventMap {
   attempt: AttemptEvent;
   success: SuccessEvent;
@@ -99,6 +111,7 @@ export interface PoolEventMap {
   reputation: ReputationEvent;
   chain: ChainEvent;
   reconcile: ReconcileEvent;
+  hedge: HedgeEvent;
 }
 
 export type PoolEventName = keyof PoolEventMap;

@@ -21,7 +21,8 @@ import { reconcileSettingsOf, type ReconcileSettings } from './reconcile.js';
 import { ChainGuard, chainChecksOf, chainMismatchError, describeExpectedChain, type ChainGuardHost } from './chain-guard.js';
 import { PoolEvents, type PoolEventListener, type PoolEventName } from './events.js';
 import { PoolHealth } from './pool-health.js';
-import { HttpRequestPermit, type PermitHost } from './permit.js';
+import { HttpRequestPermit, permitRole, type PermitHost } from './permit.js';
+import { Hedging } from './hedged-attempt.js';
 import { askEndpoint } from './attempt.js';
 import { Balancer } from '../balance/balancer.js';
 import { runRequest } from './request-loop.js';
@@ -69,6 +70,12 @@ export interface PoolInternals {
   classify(method: string, options: RequestOptions): MethodClassification & { readonly retryClass: RetryClass };
   /** Whether this idempotent read explores (takes the costlier candidate): every 1/exploreRatio-th one. */
   nextExplores(): boolean;
+  /** Hedging and the retry budget; undefined with `hedge: false`. */
+  readonly hedging: Hedging | undefined;
+  /** A permit for a hedge of `primary`'s call, now or never: another operator first, then any other endpoint. */
+  tryHedgePermit(kind: RequestKind, primary: HttpRequestPermit, signal: AbortSignal | undefined): HttpRequestPermit | undefined;
+  /** A cancelled attempt on `role` ran `elapsedMs`: its latency is at least that. */
+  observeAtLeast(role: RoleState, elapsedMs: number): void;
 }
 
 /**
@@ -85,9 +92,13 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   readonly #admission: Admission;
   /** Latency-aware choice; undefined with `balance: false` (plain rotation). */
   readonly #balancer: Balancer | undefined;
+  /** Hedged reads and the retry budget; undefined with `hedge: false`. */
+  readonly #hedging: Hedging | undefined;
   readonly #health: PoolHealth;
   readonly #internals: PoolInternals;
   readonly #methods: Readonly<Record<string, MethodClassification>>;
+  /** Endpoint ids per operator (a hedge prefers another operator). */
+  readonly #sameOperator = new Map<string, Set<string>>();
   readonly #expectedChain: string;
   readonly #chainGuard: ChainGuard | undefined;
   #closed = false;
@@ -105,10 +116,16 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       return endpoint.roles.map((role) => new RoleState(endpoint, role, now, load, balance?.decayMs));
     });
     this.#balancer = balance === undefined ? undefined : new Balancer(this.#roles, balance);
+    this.#hedging = options.hedge === false ? undefined : new Hedging(options.hedge ?? {}, new Set(this.#roles.map((role) => role.settings.kind)), now);
     this.#health = new PoolHealth(options, this.#endpoints, this.#roles, this.#events, this.#clock);
     const maxOperatorShare = options.concentration?.maxOperatorShare ?? DEFAULT_MAX_OPERATOR_SHARE;
     this.#groups = buildKindGroups(this.#roles, random, maxOperatorShare, this.#events, this.#clock, options.timeoutMs);
     this.#methods = options.methods ?? {};
+    for (const endpoint of this.#endpoints) {
+      const ids = this.#sameOperator.get(endpoint.operator) ?? new Set<string>();
+      ids.add(endpoint.id);
+      this.#sameOperator.set(endpoint.operator, ids);
+    }
     const chainChecks = chainChecksOf(options);
     this.#expectedChain = describeExpectedChain(options);
     this.#chainGuard =
@@ -144,6 +161,9 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       acquire: (kind, acquireOptions, avoid, explore) => pool.#acquire(kind, acquireOptions, avoid, explore),
       tryAcquire: (kind, acquireOptions, avoid, explore) => pool.#tryAcquire(kind, acquireOptions, avoid, explore),
       classify: (method, requestOptions) => pool.#classify(method, requestOptions),
+      hedging: this.#hedging,
+      tryHedgePermit: (kind, primary, signal) => pool.#tryHedgePermit(kind, primary, signal),
+      observeAtLeast: (role, elapsedMs) => pool.#balancer?.observeAtLeast(role, elapsedMs, pool.#clock.now()),
       nextExplores: () => {
         if (exploreRatio === 0) return false;
         exploreCredit += exploreRatio;
@@ -187,7 +207,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
 
   /** Per-role and per-endpoint state. Contains endpoint ids and operators only — never a URL, header or key. */
   snapshot(): PoolSnapshot {
-    return buildSnapshot(this.#endpoints, this.#roles, this.#health, this.#chainGuard, this.#clock.now(), this.#closed);
+    return buildSnapshot(this.#endpoints, this.#roles, this.#health, this.#chainGuard, this.#hedging, this.#clock.now(), this.#closed);
   }
 
   /** Rejects waiting calls with `POOL_CLOSED`, aborts calls in flight, stops every timer and closes connections. */
@@ -228,6 +248,18 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       explore,
     });
     return role && new HttpRequestPermit(role, this.#permitHost, deadlineMs);
+  }
+
+  #tryHedgePermit(kind: RequestKind, primary: HttpRequestPermit, signal: AbortSignal | undefined): HttpRequestPermit | undefined {
+    const timeoutMs = primary.deadlineMs - this.#clock.now();
+    const never = Number.POSITIVE_INFINITY;
+    const role = permitRole(primary);
+    // PATH's rule: not the first attempt's operator, when another can take it; never the same endpoint.
+    const sameOperator = this.#sameOperator.get(role.endpoint.operator)!;
+    return (
+      this.#tryAcquire(kind, { timeoutMs, signal }, { endpoints: sameOperator, untilMs: never }) ??
+      (sameOperator.size > 1 ? this.#tryAcquire(kind, { timeoutMs, signal }, { endpoints: new Set([role.endpointId]), untilMs: never }) : undefined)
+    );
   }
 
   #acquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance, explore = false): Promise<HttpRequestPermit> {
@@ -293,6 +325,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       role.recordSuccess();
       this.#health.recordSuccess(role, latencyMs);
       this.#balancer?.observe(role, latencyMs, this.#clock.now());
+      this.#hedging?.of(role.settings.kind)?.quantile.observe(latencyMs);
     },
     onFailure: (role, cause: FailureCause, failure: ClassifiedFailure | undefined, elapsedMs?: number) => {
       role.recordFailure();

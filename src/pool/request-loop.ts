@@ -1,37 +1,13 @@
-import { isTransportError, TransportError, type AttemptRecord } from '../errors/transport-error.js';
-import type { RawOutcome } from '../http/executor.js';
-import type { ClassifiedFailure, ClassifiedOutcome } from '../http/outcome.js';
-import { AttemptControl, exchange, type Exchanged } from './attempt.js';
+import { isTransportError, TransportError } from '../errors/transport-error.js';
 import { lookUpSend, sendLookupOf } from './reconcile.js';
 import { createRequestBody } from '../jsonrpc/envelope.js';
 import { sentTransactionIdOf } from '../jsonrpc/transaction-id.js';
 import { evaluateTransportRetry } from '../retry/evaluate.js';
-import type { RequestKind } from '../retry/causes.js';
-import { failWhileWaiting, finalError, type FailedCall } from './call-errors.js';
+import { failWhileWaiting, finalError } from './call-errors.js';
 import type { AcquireOptions, PoolInternals, RetryAvoidance } from './http-transport-pool.js';
-import { permitRole, type HttpRequestPermit } from './permit.js';
 import type { RequestOptions } from './request-options.js';
-
-interface CallContext extends FailedCall, Exchanged {
-  readonly kind: RequestKind;
-  readonly attempts: AttemptRecord[];
-  /** The request body for a given JSON-RPC id (params serialized once). */
-  readonly body: (id: number) => string;
-}
-
-/** A failed attempt, with a secret-free stand-in for the transport error (its code only). */
-type AttemptFailure = ClassifiedFailure & { readonly transportError: Error | undefined };
-type AttemptResult = { readonly ok: true; readonly result: unknown } | AttemptFailure;
-
-/**
- * The transport error reduced to its code: undici/DNS messages can name the host, and a
- * host may hide a key in a subdomain, so the original error is never kept.
- */
-function transportErrorOf(raw: RawOutcome): Error | undefined {
-  if (raw.type !== 'error') return undefined;
-  const code = raw.code ?? raw.kind;
-  return Object.assign(new Error(`transport ${raw.kind} failure (${code})`), { code });
-}
+import { attemptRound } from './hedged-attempt.js';
+import type { AttemptFailure, CallContext } from './run-attempt.js';
 
 function invalidInput(field: string, message: string): TransportError<'INVALID_INPUT'> {
   return new TransportError('INVALID_INPUT', message, { context: { field } });
@@ -64,9 +40,13 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
   if (signal) await Promise.resolve();
   let failed: Set<string> | undefined;
   let avoid: RetryAvoidance | undefined;
-  // Only an idempotent read may try the costlier endpoint: a hedge or retry can cover it; a send cannot.
-  const explore = retryClass === 'idempotent' && options.endpoint === undefined && pool.nextExplores();
-  let last: { readonly failure: AttemptFailure; readonly endpointId: string } | undefined;
+  // Only an idempotent read that is not pinned may be hedged or explore the costlier
+  // endpoint (a hedge or a retry covers it); a send, an unknown method, a filter poll never.
+  const hedgeable = retryClass === 'idempotent' && options.endpoint === undefined;
+  const explore = hedgeable && pool.nextExplores();
+  const budget = pool.hedging?.of(kind)?.budget;
+  budget?.deposit();
+  let last: AttemptFailure | undefined;
   let deadlineMs = Number.POSITIVE_INFINITY;
   for (let attempt = 1; ; attempt++) {
     const acquireOptions: AcquireOptions = {
@@ -84,7 +64,7 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
         // it): the call failed for the last attempt's reason, and says so now.
         if (last !== undefined && clock.now() < deadlineMs && isTransportError(error) && !pool.closedError()) {
           if (error.code === 'RATE_LIMITED' || error.code === 'DEADLINE_EXCEEDED') {
-            throw finalError('no-time-to-retry', last.failure, call, last.endpointId, deadlineMs - startedAt, undefined, error);
+            throw finalError('no-time-to-retry', last, call, last.endpointId, deadlineMs - startedAt, undefined, error);
           }
         }
         throw failWhileWaiting(error, call, pool.closedError(), attempt > 1 ? deadlineMs - startedAt : undefined);
@@ -96,7 +76,7 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
       permit.release();
       throw failWhileWaiting(undefined, call, pool.closedError());
     }
-    const failure = await runAttempt(pool, permit, call, attempt, signal);
+    const { outcome: failure, failedEndpointIds } = await attemptRound(pool, permit, call, attempt, signal, hedgeable);
     if (failure.ok) return failure.result;
     if (failure.cause === 'aborted') throw failWhileWaiting(undefined, call, pool.closedError());
     const decision = evaluateTransportRetry({
@@ -112,12 +92,17 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
       random: pool.random,
     });
     if (!decision.retry) {
-      const reconciled = decision.reason === 'ambiguous-dispatch' ? await reconcile(pool, call, permit.endpointId, deadlineMs, signal) : undefined;
+      const reconciled = decision.reason === 'ambiguous-dispatch' ? await reconcile(pool, call, failure.endpointId, deadlineMs, signal) : undefined;
       if (reconciled?.found) return reconciled.transactionId;
-      throw finalError(decision.reason, failure, call, permit.endpointId, deadlineMs - startedAt, reconciled?.lookups);
+      throw finalError(decision.reason, failure, call, failure.endpointId, deadlineMs - startedAt, reconciled?.lookups);
     }
-    last = { failure, endpointId: permit.endpointId };
-    (failed ??= new Set()).add(permit.endpointId);
+    // Retries share the hedges' budget: an outage must not multiply the load on the endpoints left.
+    if (budget !== undefined && !budget.tryRetry(clock.now())) {
+      throw finalError('budget-exhausted', failure, call, failure.endpointId, deadlineMs - startedAt);
+    }
+    last = failure;
+    failed ??= new Set();
+    for (const endpointId of failedEndpointIds) failed.add(endpointId);
     // Failing over to another endpoint is immediate; an endpoint that already failed this
     // call is used again only after the backoff, and only when no other can admit.
     avoid = { endpoints: failed, untilMs: clock.now() + decision.delayMs };
@@ -152,62 +137,5 @@ async function reconcile(
   } finally {
     callerSignal?.removeEventListener('abort', stopNow);
     pool.cancelOnClose.delete(onStop);
-  }
-}
-
-/** Event fields shared by an attempt's events (built only when someone listens). */
-function eventBase(permit: HttpRequestPermit, call: CallContext, attempt: number, atMs: number) {
-  return { atMs, endpointId: permit.endpointId, kind: call.kind, method: call.method, attempt };
-}
-
-/** Runs one attempt on `permit`, records its outcome and releases the permit. */
-async function runAttempt(
-  pool: PoolInternals,
-  permit: HttpRequestPermit,
-  call: CallContext,
-  attempt: number,
-  callerSignal: AbortSignal | undefined,
-): Promise<AttemptResult> {
-  const { clock, events } = pool;
-  const started = clock.now();
-  if (events.has('attempt')) events.emit('attempt', eventBase(permit, call, attempt, started));
-  const control = new AttemptControl(pool, permitRole(permit), permit.deadlineMs, started, callerSignal);
-  let outcome: ClassifiedOutcome;
-  try {
-    outcome = await exchange(pool, control, call, call.retryClass === 'never-after-dispatch');
-  } finally {
-    control.finish();
-  }
-  const latencyMs = clock.now() - started;
-  try {
-    if (outcome.ok) {
-      permit.recordSuccess(latencyMs);
-      if (events.has('success')) events.emit('success', { ...eventBase(permit, call, attempt, clock.now()), latencyMs });
-      return outcome;
-    }
-    if (outcome.cause === 'rate-limited') permit.recordRateLimited(outcome.providerDelayMs);
-    else permit.recordFailure(outcome.cause, outcome, latencyMs);
-    call.attempts.push({
-      endpointId: permit.endpointId,
-      cause: outcome.cause,
-      dispatch: outcome.dispatch,
-      status: outcome.status,
-      rpcCode: outcome.rpcCode,
-      durationMs: latencyMs,
-    });
-    if (events.has('failure')) {
-      events.emit('failure', {
-        ...eventBase(permit, call, attempt, clock.now()),
-        cause: outcome.cause,
-        dispatch: outcome.dispatch,
-        status: outcome.status,
-        rpcCode: outcome.rpcCode,
-        latencyMs,
-        detail: outcome.detail,
-      });
-    }
-    return { ...outcome, transportError: control.raw === undefined ? undefined : transportErrorOf(control.raw) };
-  } finally {
-    permit.release();
   }
 }

@@ -2,6 +2,7 @@ import type { Availability, RoleState } from '../admission/role-state.js';
 import type { NormalizedEndpoint } from '../config/normalize.js';
 import type { RequestKind } from '../retry/causes.js';
 import type { ChainGuard, ChainStatus } from './chain-guard.js';
+import type { Hedging } from './hedged-attempt.js';
 import type { EndpointReputationView, PoolHealth } from './pool-health.js';
 
 export interface RoleSnapshot {
@@ -36,11 +37,21 @@ export interface EndpointSnapshot {
   readonly chain: ChainStatus;
 }
 
+/** Per request kind: hedged reads and the budget that hedges and retries share (none with `hedge: false`). */
+export interface KindSnapshot {
+  readonly kind: RequestKind;
+  /** Hedges started, and how their races ended: `won` (the hedge answered first), `lost` (the first attempt did). */
+  readonly hedges: { readonly started: number; readonly won: number; readonly lost: number };
+  /** Tokens left for retries (hedges may use only those above half the capacity). */
+  readonly retryBudget: number;
+}
+
 /** A point-in-time view of the pool. Contains endpoint ids and operators only — never a URL, header or key. */
 export interface PoolSnapshot {
   readonly closed: boolean;
   readonly endpoints: readonly EndpointSnapshot[];
   readonly roles: readonly RoleSnapshot[];
+  readonly kinds: readonly KindSnapshot[];
 }
 
 export function buildSnapshot(
@@ -48,11 +59,17 @@ export function buildSnapshot(
   roles: readonly RoleState[],
   health: PoolHealth,
   chainGuard: ChainGuard | undefined,
+  hedging: Hedging | undefined,
   nowMs: number,
   closed: boolean,
 ): PoolSnapshot {
   return {
     closed,
+    kinds: [...(hedging?.kinds ?? [])].map(([kind, state]) => ({
+      kind,
+      hedges: { started: state.started, won: state.won, lost: state.lost },
+      retryBudget: state.budget.tokens(nowMs),
+    })),
     endpoints: endpoints.map((endpoint) => ({
       endpointId: endpoint.id,
       operator: endpoint.operator,

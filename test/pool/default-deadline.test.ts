@@ -41,14 +41,25 @@ describe('a default deadline that leaves room to fail over', () => {
     expect(t.executor.received.map((r) => r.endpointId)).toEqual(['a', 'b']);
   });
 
-  it('B (10 s) hanging first still leaves A its 300 ms: the deadline is 10 300 ms', async () => {
-    const t = createTestPool([endpoint('a', { requestTimeoutMs: 300, tier: 1 }), endpoint('b', { requestTimeoutMs: 10_000, tier: 0 })]);
+  it('B (10 s) hanging first still leaves A its 300 ms: the deadline is 10 300 ms (hedging off)', async () => {
+    const t = createTestPool([endpoint('a', { requestTimeoutMs: 300, tier: 1 }), endpoint('b', { requestTimeoutMs: 10_000, tier: 0 })], { hedge: false });
     t.executor.script('b', hang);
     t.executor.script('a', (_request, id) => ok(id));
     const call = track(t.pool.request('getSlot', []), t.clock);
     await t.clock.advance(10_300);
     expect(call.value).toBe('answered');
     expect(call.atMs).toBe(10_000);
+  });
+
+  it('with hedging (the default), B hanging first is hedged to A after the hedge delay (2 s before any answer was seen)', async () => {
+    const t = createTestPool([endpoint('a', { requestTimeoutMs: 300, tier: 1 }), endpoint('b', { requestTimeoutMs: 10_000, tier: 0 })]);
+    t.executor.script('b', hang);
+    t.executor.script('a', (_request, id) => ok(id));
+    const call = track(t.pool.request('getSlot', []), t.clock);
+    await t.clock.advance(10_300);
+    expect(call.value).toBe('answered');
+    expect(call.atMs).toBe(2_000);
+    expect(t.executor.received.map((r) => r.endpointId)).toEqual(['b', 'a']);
   });
 
   it('a read with timeoutMs: 200 fails at 200 ms exactly, whatever the endpoints’ requestTimeoutMs', async () => {
