@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark side by side in one run. Never part of `npm test`.
  * Pass `--json <file>` to also write the raw results, `--quick` for short runs (CI smoke),
- * `--only <section,…>` (admission, selection, json, peers, heap, faults) for a focused run,
+ * `--only <section,…>` (admission, selection, json, peers, heap, faults, slow-node) for a focused run,
  * `--rounds <n>` for more throughput rounds (the median ratio to raw undici steadies with more).
  */
 import { writeFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { benchHeap } from './heap.bench.js';
 import { benchJson } from './json.bench.js';
 import { benchPeers } from './peers.bench.js';
 import { benchSelection } from './selection.bench.js';
+import { benchSlowNode } from './slow-node.bench.js';
 
 const args = process.argv.slice(2);
 const valueOf = (flag: string) => {
@@ -52,6 +53,10 @@ await section('faults', 'Fault scenarios (4 endpoints, one faulty)', () =>
       ? { calls: 300, singleEndpointCalls: 100, inFlight: 16, baseDelayMs: 10, seed: 6 }
       : { calls: 1_000, singleEndpointCalls: 300, inFlight: 16, baseDelayMs: 10, seed: 6 },
   ),
+);
+
+await section('slow-node', 'One slow node (1 600 ms) among 2 and 4 endpoints', () =>
+  benchSlowNode({ durationMs: quick ? 1_500 : 4_000, inFlight: 16, baseDelayMs: 2, slowMs: 1_600, seed: 13 }),
 );
 
 if (jsonPath) writeFileSync(jsonPath, JSON.stringify(results, null, 2));

@@ -25,13 +25,27 @@ export function rateLimitCooldownMs(pauseAfterRateLimitMs: number, providerDelay
 /** Band rank of a disabled role: past the reputation bands (0–3), so no trial ever reaches it. */
 export const DISABLED_BAND = 4;
 
-/** Requests in flight on one endpoint, across all its roles, against its shared limit. */
+/**
+ * One endpoint's load and speed, shared by all its roles: requests in flight against its
+ * shared limit, its latency estimate (a node is as slow for sends as for reads), and since
+ * when it has had requests in flight without answering any.
+ */
 export class EndpointLoad {
   inFlight = 0;
   readonly max: number | undefined;
+  /** Peak-EWMA latency of the endpoint's answers (latency-aware choice). */
+  readonly latency: PeakEwma;
+  /** Last instant the endpoint finished a request, or became busy: with requests in flight, it has been silent since. */
+  busySinceMs = 0;
 
-  constructor(max: number | undefined) {
+  constructor(max: number | undefined, latencyDecayMs = DEFAULT_DECAY_MS) {
     this.max = max;
+    this.latency = new PeakEwma(latencyDecayMs);
+  }
+
+  /** How long the endpoint has had requests in flight without finishing any: its latency is at least that. */
+  silentForMs(nowMs: number): number {
+    return this.inFlight === 0 ? 0 : nowMs - this.busySinceMs;
   }
 }
 
@@ -39,8 +53,6 @@ export class RoleState {
   readonly endpoint: NormalizedEndpoint;
   /** The endpoint's shared concurrency (one object for all roles of the endpoint). */
   readonly load: EndpointLoad;
-  /** Peak-EWMA latency of this role's answers (latency-aware choice). */
-  readonly latency: PeakEwma;
   readonly settings: NormalizedRole;
   readonly bucket: TokenBucket | undefined;
   /** Internal: where attempts go (contains the URL; never exposed). */
@@ -69,12 +81,10 @@ export class RoleState {
     settings: NormalizedRole,
     nowMs: number,
     load = new EndpointLoad(endpoint.maxConcurrentRequests),
-    latencyDecayMs = DEFAULT_DECAY_MS,
   ) {
     this.endpoint = endpoint;
     this.settings = settings;
     this.load = load;
-    this.latency = new PeakEwma(latencyDecayMs);
     this.target = {
       endpointId: endpoint.id,
       url: endpoint.url,
@@ -137,7 +147,7 @@ export class RoleState {
   admit(nowMs: number): void {
     this.bucket?.tryTake(nowMs);
     this.inFlight++;
-    this.load.inFlight++;
+    if (this.load.inFlight++ === 0) this.load.busySinceMs = nowMs;
   }
 
   /** {@link blockedUntil}, then {@link admit} when it is 0. */
@@ -147,9 +157,10 @@ export class RoleState {
     return blockedUntil;
   }
 
-  release(): void {
+  release(nowMs: number): void {
     this.inFlight--;
     this.load.inFlight--;
+    this.load.busySinceMs = nowMs;
   }
 
   recordSuccess(): void {

@@ -46,7 +46,7 @@ class Baseline {
     this.#sinceUpdate = 0;
     const estimates = this.#scratch;
     estimates.length = 0;
-    for (const role of this.#roles) if (role.latency.samples > 0) estimates.push(role.latency.estimate(nowMs, this.medianMs));
+    for (const role of this.#roles) if (role.load.latency.samples > 0) estimates.push(role.load.latency.estimate(nowMs, this.medianMs));
     if (estimates.length === 0) return;
     estimates.sort((a, b) => a - b);
     const middle = estimates.length >> 1;
@@ -71,20 +71,27 @@ export class Balancer {
 
   /** A good answer from `role` after `latencyMs`. */
   observe(role: RoleState, latencyMs: number, nowMs: number): void {
-    role.latency.observe(latencyMs, nowMs);
+    role.load.latency.observe(latencyMs, nowMs);
     this.#baselines.get(role.settings.kind)?.observed(nowMs);
   }
 
   /** An attempt on `role` cancelled or timed out after `elapsedMs`: a lower bound of its latency. */
   observeAtLeast(role: RoleState, elapsedMs: number, nowMs: number): void {
-    role.latency.observeAtLeast(elapsedMs, nowMs);
+    role.load.latency.observeAtLeast(elapsedMs, nowMs);
   }
 
-  /** Expected time to an answer, relative: latency estimate × (endpoint's requests in flight + 1). */
+  /**
+   * Expected time to an answer, relative: latency × (endpoint's requests in flight + 1). The
+   * latency is the peak-EWMA estimate, or longer when the endpoint has had requests in flight
+   * and answered none for longer than that: a node that stalls is noticed before its first
+   * slow answer arrives.
+   */
   costOf(role: RoleState, nowMs: number): number {
+    const { load } = role;
     const baselineMs = this.#baselines.get(role.settings.kind)?.medianMs ?? 0;
+    const latencyMs = Math.max(load.latency.estimate(nowMs, baselineMs), load.silentForMs(nowMs));
     // The 1 µs floor keeps load in the cost of an endpoint not measured yet (estimate 0).
-    return (role.latency.estimate(nowMs, baselineMs) + LATENCY_FLOOR_MS) * (role.load.inFlight + 1);
+    return (latencyMs + LATENCY_FLOOR_MS) * (load.inFlight + 1);
   }
 
   /** Whether `second` should take the call instead of the rotation's `first`. */

@@ -5,7 +5,7 @@
  * filter poll is never hedged.
  */
 import type { TimerHandle } from '../clock.js';
-import { hedgeDelayMs, LatencyQuantile, RetryBudget, type HedgeSettings } from '../balance/hedge-policy.js';
+import { HEDGE_DEFAULTS, hedgeDelayMs, LatencyQuantile, RetryBudget, type HedgeSettings } from '../balance/hedge-policy.js';
 import type { RequestKind } from '../retry/causes.js';
 import type { PoolInternals } from './http-transport-pool.js';
 import type { HttpRequestPermit } from './permit.js';
@@ -63,24 +63,31 @@ export async function attemptRound(
   hedgeable: boolean,
 ): Promise<RoundResult> {
   const hedging = hedgeable ? pool.hedging?.of(call.kind) : undefined;
-  const delayMs = hedging === undefined ? 0 : hedgeDelayMs(pool.hedging!.settings, hedging.quantile);
-  if (hedging === undefined || pool.clock.now() + delayMs >= permit.deadlineMs) {
+  const settings = pool.hedging?.settings;
+  // Before enough answers were seen, look again at the earliest possible delay: the first
+  // calls of a pool must not wait `maxDelayMs` on a stalled node while its peers answer.
+  const firstLookMs =
+    hedging === undefined ? 0 : hedging.quantile.valueMs === undefined && settings!.delayMs === undefined ? (settings!.minDelayMs ?? HEDGE_DEFAULTS.minDelayMs) : hedgeDelayMs(settings!, hedging.quantile);
+  if (hedging === undefined || pool.clock.now() + firstLookMs >= permit.deadlineMs) {
     const outcome = (await runAttempt(pool, permit, call, attempt, signal)) as AttemptResult;
     return { outcome, failedEndpointIds: outcome.ok ? [] : [outcome.endpointId] };
   }
-  return race(pool, hedging, delayMs, permit, call, attempt, signal);
+  return race(pool, hedging, settings!, firstLookMs, permit, call, attempt, signal);
 }
 
 function race(
   pool: PoolInternals,
   hedging: KindHedging,
-  delayMs: number,
+  settings: HedgeSettings,
+  firstLookMs: number,
   permit: HttpRequestPermit,
   call: CallContext,
   attempt: number,
   signal: AbortSignal | undefined,
 ): Promise<RoundResult> {
   const { clock, events } = pool;
+  const startedAt = clock.now();
+  let delayMs = firstLookMs;
   return new Promise<RoundResult>((resolve) => {
     const entries: RaceEntry[] = [];
     const failures: AttemptFailure[] = [];
@@ -123,9 +130,16 @@ function race(
     };
 
     start(permit);
-    timer = clock.setTimer(() => {
+    const look = () => {
       timer = undefined;
       if (settled || running === 0) return;
+      // 'auto' follows the answers seen meanwhile: wait on if the delay is longer now.
+      delayMs = hedgeDelayMs(settings, hedging.quantile);
+      const dueAt = startedAt + delayMs;
+      if (clock.now() < dueAt) {
+        if (dueAt < permit.deadlineMs) timer = clock.setTimer(look, dueAt - clock.now());
+        return;
+      }
       if (!hedging.budget.tryHedge()) return;
       const hedge = pool.tryHedgePermit(call.kind, permit, signal);
       if (hedge === undefined) {
@@ -136,6 +150,7 @@ function race(
       hedgeEndpointId = hedge.endpointId;
       if (events.has('hedge')) emit('started');
       start(hedge);
-    }, delayMs);
+    };
+    timer = clock.setTimer(look, firstLookMs);
   });
 }

@@ -112,8 +112,8 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     const now = this.#clock.now();
     const balance = options.balance === false ? undefined : (options.balance ?? {});
     this.#roles = this.#endpoints.flatMap((endpoint) => {
-      const load = new EndpointLoad(endpoint.maxConcurrentRequests);
-      return endpoint.roles.map((role) => new RoleState(endpoint, role, now, load, balance?.decayMs));
+      const load = new EndpointLoad(endpoint.maxConcurrentRequests, balance?.decayMs);
+      return endpoint.roles.map((role) => new RoleState(endpoint, role, now, load));
     });
     this.#balancer = balance === undefined ? undefined : new Balancer(this.#roles, balance);
     this.#hedging = options.hedge === false ? undefined : new Hedging(options.hedge ?? {}, new Set(this.#roles.map((role) => role.settings.kind)), now);
@@ -340,7 +340,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     },
     onRelease: (role) => {
       const endpointWasFull = role.load.max !== undefined && role.load.inFlight >= role.load.max;
-      role.release();
+      role.release(this.#clock.now());
       if (endpointWasFull) {
         // The endpoint's shared limit frees a permit for each of its kinds.
         for (const { kind } of role.endpoint.roles) {
