@@ -27,10 +27,14 @@ export const DEFAULT_DECAY_MS = 10_000;
 /** The second candidate wins only when its cost is below this fraction of the first's. */
 export const SWITCH_RATIO = 0.8;
 const LATENCY_FLOOR_MS = 0.001;
+/** An endpoint this many times slower than the other candidate does not count for the operator cap. */
+export const OUTLIER_FACTOR = 4;
+/** …and at least this much slower, in ms: sub-millisecond noise on a fast network makes no outlier. */
+export const OUTLIER_MIN_EXTRA_MS = 25;
 /** Successes between two recomputations of a kind's median latency. */
 const MEDIAN_EVERY = 32;
 
-/** The median latency estimate of one kind's endpoints: where an idle endpoint's estimate relaxes to. */
+/** The (lower) median latency estimate of one kind's endpoints: where an idle endpoint's estimate relaxes to. */
 class Baseline {
   medianMs = 0;
   #sinceUpdate = 0;
@@ -49,8 +53,8 @@ class Baseline {
     for (const role of this.#roles) if (role.load.latency.samples > 0) estimates.push(role.load.latency.estimate(nowMs, this.medianMs));
     if (estimates.length === 0) return;
     estimates.sort((a, b) => a - b);
-    const middle = estimates.length >> 1;
-    this.medianMs = estimates.length % 2 === 1 ? estimates[middle]! : (estimates[middle - 1]! + estimates[middle]!) / 2;
+    // The lower median: with two endpoints, one of them slow, the baseline is the fast one.
+    this.medianMs = estimates[(estimates.length - 1) >> 1]!;
   }
 }
 
@@ -71,8 +75,9 @@ export class Balancer {
 
   /** A good answer from `role` after `latencyMs`. */
   observe(role: RoleState, latencyMs: number, nowMs: number): void {
-    role.load.latency.observe(latencyMs, nowMs);
-    this.#baselines.get(role.settings.kind)?.observed(nowMs);
+    const baseline = this.#baselines.get(role.settings.kind);
+    role.load.latency.observe(latencyMs, nowMs, baseline?.medianMs);
+    baseline?.observed(nowMs);
   }
 
   /** An attempt on `role` cancelled or timed out after `elapsedMs`: a lower bound of its latency. */
@@ -87,11 +92,26 @@ export class Balancer {
    * slow answer arrives.
    */
   costOf(role: RoleState, nowMs: number): number {
+    // The 1 µs floor keeps load in the cost of an endpoint not measured yet (estimate 0).
+    return (this.latencyOf(role, nowMs) + LATENCY_FLOOR_MS) * (role.load.inFlight + 1);
+  }
+
+  /** The endpoint's latency: its estimate, or how long it has been silent with requests in flight, if longer. */
+  latencyOf(role: RoleState, nowMs: number): number {
     const { load } = role;
     const baselineMs = this.#baselines.get(role.settings.kind)?.medianMs ?? 0;
-    const latencyMs = Math.max(load.latency.estimate(nowMs, baselineMs), load.silentForMs(nowMs));
-    // The 1 µs floor keeps load in the cost of an endpoint not measured yet (estimate 0).
-    return (latencyMs + LATENCY_FLOOR_MS) * (load.inFlight + 1);
+    return Math.max(load.latency.estimate(nowMs, baselineMs), load.silentForMs(nowMs));
+  }
+
+  /**
+   * Whether `slow` is a latency outlier next to `fast` ({@link OUTLIER_FACTOR}× slower or
+   * more, and {@link OUTLIER_MIN_EXTRA_MS} more at least): the operator cap yields to it, as it does to a worse reputation band — sending a
+   * call to a node several times slower is no feasible way to honour a share.
+   */
+  isOutlier(slow: RoleState, fast: RoleState, nowMs: number): boolean {
+    const slowMs = this.latencyOf(slow, nowMs);
+    const fastMs = this.latencyOf(fast, nowMs);
+    return slowMs >= OUTLIER_FACTOR * fastMs && slowMs - fastMs >= OUTLIER_MIN_EXTRA_MS;
   }
 
   /** Whether `second` should take the call instead of the rotation's `first`. */

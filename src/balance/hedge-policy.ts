@@ -28,12 +28,15 @@ export interface HedgeSettings {
 export const HEDGE_DEFAULTS = { budgetRatio: 0.1, quantile: 0.95, minDelayMs: 50, maxDelayMs: 2_000 } as const;
 /** Good answers kept per kind for the `'auto'` delay. */
 const WINDOW = 512;
-/** Answers needed before the quantile is trusted (before: `maxDelayMs`). */
-const MIN_SAMPLES = 32;
-/** Answers between two recomputations of the quantile. */
+/** Answers needed before the quantile is used (before: `maxDelayMs`). */
+const MIN_SAMPLES = 8;
+/** Answers between two recomputations of the quantile, once {@link WINDOW} answers were seen (before: every answer). */
 const RECOMPUTE_EVERY = 64;
 
-/** A high quantile of the last {@link WINDOW} good answers, recomputed every {@link RECOMPUTE_EVERY}. */
+/**
+ * A high quantile of the last {@link WINDOW} good answers: recomputed on every answer while
+ * the window fills (a new pool's first answers matter at once), then every {@link RECOMPUTE_EVERY}.
+ */
 export class LatencyQuantile {
   readonly quantile: number;
   readonly #ring = new Float64Array(WINDOW);
@@ -48,7 +51,7 @@ export class LatencyQuantile {
   observe(latencyMs: number): void {
     this.#ring[this.#count % WINDOW] = latencyMs;
     this.#count++;
-    if (this.#count >= MIN_SAMPLES && (this.#valueMs === undefined || ++this.#sinceRecompute >= RECOMPUTE_EVERY)) {
+    if (this.#count >= MIN_SAMPLES && (this.#count <= WINDOW || ++this.#sinceRecompute >= RECOMPUTE_EVERY)) {
       this.#sinceRecompute = 0;
       const sorted = this.#ring.slice(0, Math.min(this.#count, WINDOW)).sort();
       this.#valueMs = sorted[Math.min(sorted.length - 1, Math.floor(this.quantile * sorted.length))];

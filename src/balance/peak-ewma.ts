@@ -1,12 +1,17 @@
 /**
- * Peak-EWMA latency of one endpoint role (after Finagle's and Linkerd's balancers): a
- * sample above the estimate replaces it at once (a node that turns slow is noticed on its
- * first slow answer); samples below pull it down exponentially, with `decayMs` as the time
- * constant. With no traffic the estimate relaxes toward a baseline (the pool's median), so
- * an endpoint that was slow is tried again after a while instead of being shunned forever.
+ * Peak-EWMA latency of one endpoint (after Finagle's and Linkerd's balancers): a sample
+ * above the estimate replaces it at once (a node that turns slow is noticed on its first
+ * slow answer); each sample below pulls it a tenth of the way down ({@link SAMPLE_WEIGHT}:
+ * per answer, not per unit of time, so one slow connection set-up is forgotten within a few
+ * dozen answers, however fast they come). With no traffic the estimate relaxes toward a
+ * baseline (the pool's median) with `decayMs` as the time constant, so an endpoint that was
+ * slow is tried again after a while instead of being shunned forever.
  * Before its first sample an endpoint is assumed fast (Finagle's start), so it gets measured.
  * Pure arithmetic over caller-supplied instants.
  */
+/** How far one faster answer pulls the estimate toward itself. */
+export const SAMPLE_WEIGHT = 0.1;
+
 export class PeakEwma {
   readonly decayMs: number;
   #valueMs = 0;
@@ -22,14 +27,11 @@ export class PeakEwma {
     return this.#samples;
   }
 
-  /** An answer that took `latencyMs`. */
-  observe(latencyMs: number, nowMs: number): void {
-    if (this.#samples === 0 || latencyMs >= this.#valueMs) {
-      this.#valueMs = latencyMs;
-    } else {
-      const keep = Math.exp(-Math.max(0, nowMs - this.#stampMs) / this.decayMs);
-      this.#valueMs = this.#valueMs * keep + latencyMs * (1 - keep);
-    }
+  /** An answer that took `latencyMs`; the relaxation toward `baselineMs` since the last sample counts first. */
+  observe(latencyMs: number, nowMs: number, baselineMs = 0): void {
+    const current = this.estimate(nowMs, baselineMs);
+    if (this.#samples === 0 || latencyMs >= current) this.#valueMs = latencyMs;
+    else this.#valueMs = current + (latencyMs - current) * SAMPLE_WEIGHT;
     this.#stampMs = nowMs;
     this.#samples++;
   }

@@ -321,13 +321,17 @@ export class Admission {
   /**
    * Whether the call leaves the rotation's `first` for `second`: the balancer finds `second`
    * clearly cheaper (or the call explores), and the operator cap's ceiling lets `second`'s
-   * operator take one more. The rotation's own choice already follows the cap's shares; only
-   * a switch can push an operator past it.
+   * operator take one more — unless `first` is a latency outlier, which the cap yields to.
+   * The rotation's own choice already follows the cap's shares; only a switch can push an
+   * operator past it.
    */
   private switches(tier: Tier, first: number, second: number, now: number, explore: boolean): boolean {
-    if (!this.balancer!.prefersSecond(tier.members[first]!, tier.members[second]!, now, explore)) return false;
+    const balancer = this.balancer!;
+    const [from, to] = [tier.members[first]!, tier.members[second]!];
+    if (!balancer.prefersSecond(from, to, now, explore)) return false;
     const operator = tier.memberOperators[second]!;
-    return tier.ceiling === undefined || operator === tier.memberOperators[first] || tier.ceiling.allows(operator);
+    if (tier.ceiling === undefined || operator === tier.memberOperators[first] || tier.ceiling.allows(operator)) return true;
+    return !explore && balancer.isOutlier(from, to, now);
   }
 
   /** Admits the call on member `index` of `tier`: its permit and token, the rotation, the ceiling's count. */
