@@ -157,10 +157,11 @@ export class RoleState {
     return blockedUntil;
   }
 
-  release(nowMs: number): void {
+  /** Returns a permit; `answered`: the endpoint finished the request (not a cancelled attempt), so it was not silent. */
+  release(nowMs: number, answered: boolean): void {
     this.inFlight--;
     this.load.inFlight--;
-    this.load.busySinceMs = nowMs;
+    if (answered) this.load.busySinceMs = nowMs;
   }
 
   recordSuccess(): void {

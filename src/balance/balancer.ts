@@ -10,13 +10,19 @@ import type { RoleState } from '../admission/role-state.js';
  * ({@link SWITCH_RATIO}): endpoints that are about as good keep their rotation (and the
  * operator cap's weighted shares) instead of trading calls on noise, while a slow or
  * overloaded one loses its share at once. An idempotent read may explore (`exploreRatio`):
- * it then takes the costlier candidate, so a slow endpoint's recovery is noticed (a hedge
- * covers the read if it is still slow). Sends never explore.
+ * it then takes the costlier candidate if that one was not heard from for a second, so a
+ * slow endpoint's recovery is noticed (a hedge covers the read if it is still slow). Sends
+ * never explore.
  */
 
 /** Settings of `balance` (pool option); `false` turns latency-aware choice off (plain rotation). */
 export interface BalanceSettings {
-  /** Share of idempotent reads that take the costlier of the two candidates. @default 0.01 */
+  /**
+   * Share of idempotent reads that may explore: take the costlier of the two candidates when
+   * it was not heard from for a second (and has nothing in flight). A ceiling: exploration
+   * costs at most this share of reads, and in practice one read per idle endpoint per second.
+   * @default 0.01
+   */
   readonly exploreRatio?: number;
   /** Time constant of the latency estimate's decay, in ms: how fast old samples fade. @default 10000 */
   readonly decayMs?: number;
@@ -27,6 +33,13 @@ export const DEFAULT_DECAY_MS = 10_000;
 /** The second candidate wins only when its cost is below this fraction of the first's. */
 export const SWITCH_RATIO = 0.8;
 const LATENCY_FLOOR_MS = 0.001;
+/** Repeated lost races double an endpoint's estimate up to this, in ms. */
+const MAX_LOST_ESTIMATE_MS = 30_000;
+/** An exploring read looks at a costlier endpoint only when it was not heard from for this long, in ms. */
+export const EXPLORE_STALE_MS = 1_000;
+
+const isStale = (role: RoleState, nowMs: number): boolean =>
+  role.load.inFlight === 0 && nowMs - role.load.latency.lastSampleAtMs >= EXPLORE_STALE_MS;
 /** An endpoint this many times slower than the other candidate does not count for the operator cap. */
 export const OUTLIER_FACTOR = 4;
 /** …and at least this much slower, in ms: sub-millisecond noise on a fast network makes no outlier. */
@@ -80,9 +93,21 @@ export class Balancer {
     baseline?.observed(nowMs);
   }
 
-  /** An attempt on `role` cancelled or timed out after `elapsedMs`: a lower bound of its latency. */
+  /** An attempt on `role` timed out after `elapsedMs`: a lower bound of its latency. */
   observeAtLeast(role: RoleState, elapsedMs: number, nowMs: number): void {
     role.load.latency.observeAtLeast(elapsedMs, nowMs);
+  }
+
+  /**
+   * An attempt on `role` lost a hedge race and was cancelled after `elapsedMs`: another
+   * endpoint, asked later, answered first. Its latency is at least the elapsed time and at
+   * least twice what was thought, so repeated losses push the endpoint out of the way
+   * (50 → 100 → 200 ms …) instead of inviting the next call at the same estimate.
+   */
+  observeLost(role: RoleState, elapsedMs: number, nowMs: number): void {
+    const baselineMs = this.#baselines.get(role.settings.kind)?.medianMs ?? 0;
+    const doubled = Math.min(2 * role.load.latency.estimate(nowMs, baselineMs), MAX_LOST_ESTIMATE_MS);
+    role.load.latency.observeAtLeast(Math.max(elapsedMs, doubled), nowMs);
   }
 
   /**
@@ -114,10 +139,19 @@ export class Balancer {
     return slowMs >= OUTLIER_FACTOR * fastMs && slowMs - fastMs >= OUTLIER_MIN_EXTRA_MS;
   }
 
-  /** Whether `second` should take the call instead of the rotation's `first`. */
+  /**
+   * Whether `second` should take the call instead of the rotation's `first`. An exploring
+   * call takes the costlier one, but only when nothing was heard from it for
+   * {@link EXPLORE_STALE_MS} and nothing is in flight there: one look per endpoint per
+   * interval is enough to notice a recovery, and cheaper than a fixed share of traffic.
+   */
   prefersSecond(first: RoleState, second: RoleState, nowMs: number, explore: boolean): boolean {
     const firstCost = this.costOf(first, nowMs);
     const secondCost = this.costOf(second, nowMs);
-    return explore ? secondCost > firstCost : secondCost < firstCost * SWITCH_RATIO;
+    if (explore) {
+      const costlier = secondCost > firstCost ? second : first;
+      if (isStale(costlier, nowMs)) return costlier === second;
+    }
+    return secondCost < firstCost * SWITCH_RATIO;
   }
 }

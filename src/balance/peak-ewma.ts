@@ -22,6 +22,11 @@ export class PeakEwma {
     this.decayMs = decayMs;
   }
 
+  /** Instant of the last sample (0 before any). */
+  get lastSampleAtMs(): number {
+    return this.#stampMs;
+  }
+
   /** Latency samples seen so far. */
   get samples(): number {
     return this.#samples;

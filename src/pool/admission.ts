@@ -331,7 +331,7 @@ export class Admission {
     if (!balancer.prefersSecond(from, to, now, explore)) return false;
     const operator = tier.memberOperators[second]!;
     if (tier.ceiling === undefined || operator === tier.memberOperators[first] || tier.ceiling.allows(operator)) return true;
-    return !explore && balancer.isOutlier(from, to, now);
+    return balancer.isOutlier(from, to, now);
   }
 
   /** Admits the call on member `index` of `tier`: its permit and token, the rotation, the ceiling's count. */

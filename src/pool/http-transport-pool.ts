@@ -74,8 +74,8 @@ export interface PoolInternals {
   readonly hedging: Hedging | undefined;
   /** A permit for a hedge of `primary`'s call, now or never: another operator first, then any other endpoint. */
   tryHedgePermit(kind: RequestKind, primary: HttpRequestPermit, signal: AbortSignal | undefined): HttpRequestPermit | undefined;
-  /** A cancelled attempt on `role` ran `elapsedMs`: its latency is at least that. */
-  observeAtLeast(role: RoleState, elapsedMs: number): void;
+  /** An attempt on `role` lost a hedge race and was cancelled after `elapsedMs`. */
+  observeLost(role: RoleState, elapsedMs: number): void;
 }
 
 /**
@@ -163,7 +163,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       classify: (method, requestOptions) => pool.#classify(method, requestOptions),
       hedging: this.#hedging,
       tryHedgePermit: (kind, primary, signal) => pool.#tryHedgePermit(kind, primary, signal),
-      observeAtLeast: (role, elapsedMs) => pool.#balancer?.observeAtLeast(role, elapsedMs, pool.#clock.now()),
+      observeLost: (role, elapsedMs) => pool.#balancer?.observeLost(role, elapsedMs, pool.#clock.now()),
       nextExplores: () => {
         if (exploreRatio === 0) return false;
         exploreCredit += exploreRatio;
@@ -338,9 +338,9 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       this.#health.recordFailure(role, 'rate-limited', undefined);
       this.#startCooldown(role, providerDelayMs, true);
     },
-    onRelease: (role) => {
+    onRelease: (role, reported) => {
       const endpointWasFull = role.load.max !== undefined && role.load.inFlight >= role.load.max;
-      role.release(this.#clock.now());
+      role.release(this.#clock.now(), reported);
       if (endpointWasFull) {
         // The endpoint's shared limit frees a permit for each of its kinds.
         for (const { kind } of role.endpoint.roles) {

@@ -7,7 +7,8 @@ export interface PermitHost {
   onSuccess(role: RoleState, latencyMs: number): void;
   onFailure(role: RoleState, cause: FailureCause, failure: ClassifiedFailure | undefined, elapsedMs?: number): void;
   onRateLimited(role: RoleState, providerDelayMs: number | undefined): void;
-  onRelease(role: RoleState): void;
+  /** `reported`: an outcome was recorded (the endpoint answered or failed); false for a cancelled hedge loser or an unused permit. */
+  onRelease(role: RoleState, reported: boolean): void;
 }
 
 /**
@@ -74,7 +75,7 @@ export class HttpRequestPermit implements Disposable {
   release(): void {
     if (this.#released) return;
     this.#released = true;
-    this.#host.onRelease(this.#role);
+    this.#host.onRelease(this.#role, this.#reported);
   }
 
   [Symbol.dispose](): void {

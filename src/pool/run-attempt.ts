@@ -80,7 +80,7 @@ export async function runAttempt(
       return { ok: true, result: outcome.result, endpointId };
     }
     if (entry?.lost) {
-      pool.observeAtLeast(permitRole(permit), latencyMs);
+      pool.observeLost(permitRole(permit), latencyMs);
       return { ok: false, lost: true, endpointId };
     }
     if (outcome.cause === 'rate-limited') permit.recordRateLimited(outcome.providerDelayMs);
