@@ -58,6 +58,10 @@ class Baseline {
     this.#roles = roles;
   }
 
+  get hasChoice(): boolean {
+    return this.#roles.length > 1;
+  }
+
   observed(nowMs: number): void {
     if (++this.#sinceUpdate < MEDIAN_EVERY) return;
     this.#sinceUpdate = 0;
@@ -86,11 +90,12 @@ export class Balancer {
     for (const [kind, list] of byKind) this.#baselines.set(kind, new Baseline(list));
   }
 
-  /** A good answer from `role` after `latencyMs`. */
+  /** A good answer from `role` after `latencyMs` (nothing to learn when the kind has one endpoint: there is no choice). */
   observe(role: RoleState, latencyMs: number, nowMs: number): void {
     const baseline = this.#baselines.get(role.settings.kind);
-    role.load.latency.observe(latencyMs, nowMs, baseline?.medianMs);
-    baseline?.observed(nowMs);
+    if (baseline === undefined || !baseline.hasChoice) return;
+    role.load.latency.observe(latencyMs, nowMs, baseline.medianMs);
+    baseline.observed(nowMs);
   }
 
   /** An attempt on `role` timed out after `elapsedMs`: a lower bound of its latency. */

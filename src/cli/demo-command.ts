@@ -15,7 +15,7 @@ Options:
   --seed <n>            seed for a reproducible workload (default 1)
   --concurrency <n>     calls in flight, 1-1024 (default 16)
   --json                print the report as JSON: { seed, durationMs, calls, succeeded,
-                        successRate, p50Ms, p99Ms, sends, ambiguousSends, duplicateSends,
+                        successRate, p50Ms, p99Ms, sends, ambiguousSends, duplicateSends, hedges, longestGapMs,
                         excludedForWrongChain[], failuresByCode{}, endpoints[] }
   -h, --help            show this help
 
@@ -25,12 +25,13 @@ function printDemo(report: DemoReport): void {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   console.log(
     formatTable(
-      ['endpoint', 'fault', 'requests', 'successes', '429s', 'cooldowns', 'score', 'share', 'state'],
-      report.endpoints.map((r) => [r.endpoint, r.fault, r.requests, r.successes, r.rateLimited, r.cooldowns, r.score ?? '-', pct(r.share), r.state]),
+      ['endpoint', 'fault', 'requests', 'successes', '429s', 'cooldowns', 'hedged away', 'score', 'share', 'state'],
+      report.endpoints.map((r) => [r.endpoint, r.fault, r.requests, r.successes, r.rateLimited, r.cooldowns, r.hedgedAway, r.score ?? '-', pct(r.share), r.state]),
     ),
   );
   console.log('');
   console.log(`calls ${report.calls}, succeeded ${report.succeeded} (${pct(report.successRate)}), p50 ${report.p50Ms.toFixed(1)} ms, p99 ${report.p99Ms.toFixed(1)} ms`);
+  console.log(`hedged reads ${report.hedges}, longest time without a completed call ${report.longestGapMs} ms`);
   console.log(`sends ${report.sends}, ambiguous (reported to the caller, not resent) ${report.ambiguousSends}, duplicate sends at the nodes ${report.duplicateSends}`);
   if (Object.keys(report.failuresByCode).length > 0) console.log(`failures by code: ${JSON.stringify(report.failuresByCode)}`);
 }

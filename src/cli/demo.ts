@@ -23,6 +23,8 @@ export interface DemoEndpointRow {
   readonly cooldowns: number;
   readonly score: number | null;
   readonly share: number;
+  /** Reads first sent here that were hedged to another endpoint because this one was late. */
+  readonly hedgedAway: number;
   readonly state: string;
 }
 
@@ -39,6 +41,10 @@ export interface DemoReport {
   readonly duplicateSends: number;
   readonly excludedForWrongChain: readonly string[];
   readonly failuresByCode: Readonly<Record<string, number>>;
+  /** Hedged reads (a second attempt to another endpoint). */
+  readonly hedges: number;
+  /** The longest time in which no call completed, in ms: the demo never freezes while a node is slow. */
+  readonly longestGapMs: number;
   readonly endpoints: readonly DemoEndpointRow[];
 }
 
@@ -91,6 +97,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     pool.on('cooldown', (e) => {
       if (e.phase === 'start') cooldowns.set(e.endpointId, (cooldowns.get(e.endpointId) ?? 0) + 1);
     });
+    const hedgedAway = new Map<string, number>();
+    pool.on('hedge', (e) => {
+      if (e.phase === 'started') hedgedAway.set(e.endpointId, (hedgedAway.get(e.endpointId) ?? 0) + 1);
+    });
     const sol = createSolanaClient(pool);
     const latencies: number[] = [];
     const failuresByCode: Record<string, number> = {};
@@ -100,6 +110,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     let ambiguousSends = 0;
     const started = systemClock.now();
     const deadline = started + options.durationMs;
+    let lastCompletion = started;
+    let longestGapMs = 0;
 
     const worker = async () => {
       while (systemClock.now() < deadline) {
@@ -122,6 +134,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
           failuresByCode[code] = (failuresByCode[code] ?? 0) + 1;
           if (code === 'AMBIGUOUS_DISPATCH') ambiguousSends++;
         }
+        const now = systemClock.now();
+        // Only while the workload runs: after the deadline the last calls in flight just drain.
+        if (now < deadline) longestGapMs = Math.max(longestGapMs, now - lastCompletion);
+        lastCompletion = now;
       }
     };
     const ticker = setInterval(() => {
@@ -151,6 +167,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
         cooldowns: cooldowns.get(node.name) ?? 0,
         score: reputation ? Math.round(reputation.score) : null,
         share: totalReceived === 0 ? 0 : node.received / totalReceived,
+        hedgedAway: hedgedAway.get(node.name) ?? 0,
         state: wrongChain.includes(node.name) ? 'excluded (wrong chain)' : (roles.find((r) => r.kind === 'read')?.availability ?? 'unknown'),
       };
     });
@@ -168,6 +185,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
       duplicateSends: [...ledger.values()].filter((count) => count > 1).length,
       excludedForWrongChain: wrongChain,
       failuresByCode,
+      hedges: [...hedgedAway.values()].reduce((sum, n) => sum + n, 0),
+      longestGapMs: Math.round(longestGapMs),
       endpoints: rows,
     };
   } finally {

@@ -4,12 +4,12 @@
  * wins and the other attempt is cancelled at once, no-fault. A send, an unknown method or a
  * filter poll is never hedged.
  */
-import type { TimerHandle } from '../clock.js';
+import type { QueuedTimer } from '../clock.js';
 import { HEDGE_DEFAULTS, hedgeDelayMs, LatencyQuantile, RetryBudget, type HedgeSettings } from '../balance/hedge-policy.js';
 import type { RequestKind } from '../retry/causes.js';
 import type { PoolInternals } from './http-transport-pool.js';
 import type { HttpRequestPermit } from './permit.js';
-import { runAttempt, type AttemptFailure, type AttemptResult, type CallContext, type RaceEntry } from './run-attempt.js';
+import { runAttempt, type AttemptResult, type CallContext, type LostAttempt, type RaceEntry } from './run-attempt.js';
 
 /** Hedging state of one request kind: its delay quantile, its budget and its counters. */
 export class KindHedging {
@@ -18,8 +18,11 @@ export class KindHedging {
   started = 0;
   won = 0;
   lost = 0;
+  /** Whether another endpoint could ever take a hedge (more than one role of the kind). */
+  readonly hasPeers: boolean;
 
-  constructor(settings: HedgeSettings, nowMs: number) {
+  constructor(settings: HedgeSettings, nowMs: number, roles: number) {
+    this.hasPeers = roles > 1;
     this.quantile = new LatencyQuantile(settings.quantile ?? 0.95);
     this.budget = new RetryBudget(settings.budgetRatio ?? 0.1, nowMs);
   }
@@ -30,9 +33,10 @@ export class Hedging {
   readonly settings: HedgeSettings;
   readonly #kinds = new Map<RequestKind, KindHedging>();
 
-  constructor(settings: HedgeSettings, kinds: Iterable<RequestKind>, nowMs: number) {
+  /** `roles`: how many roles serve each kind. */
+  constructor(settings: HedgeSettings, roles: ReadonlyMap<RequestKind, number>, nowMs: number) {
     this.settings = settings;
-    for (const kind of kinds) this.#kinds.set(kind, new KindHedging(settings, nowMs));
+    for (const [kind, count] of roles) this.#kinds.set(kind, new KindHedging(settings, nowMs, count));
   }
 
   of(kind: RequestKind): KindHedging | undefined {
@@ -53,104 +57,130 @@ export interface RoundResult {
 /** Failures that end the call whatever the other attempt would say: the node's answer, our request, the caller's abort. */
 const FINAL = new Set(['rpc-application', 'request', 'aborted']);
 
-/** Runs the attempt on `permit`, hedged when `hedgeable` and the pool hedges. */
+/**
+ * Waits for a hedge's moment on the pool's hedge timer queue (no clock timer per call): at
+ * the delay it starts the hedge when the first attempt is still out, the budget allows and
+ * another endpoint can take it now. A hedge that answers first cancels the first attempt.
+ */
+class HedgeWatch implements QueuedTimer {
+  dueMs = 0;
+  primaryDone = false;
+  hedge: Promise<AttemptResult | LostAttempt> | undefined;
+  hedgeEntry: RaceEntry | undefined;
+  hedgeEndpointId: string | undefined;
+  delayMs: number;
+
+  constructor(
+    readonly pool: PoolInternals,
+    readonly hedging: KindHedging,
+    readonly settings: HedgeSettings,
+    readonly permit: HttpRequestPermit,
+    readonly call: CallContext,
+    readonly attempt: number,
+    readonly signal: AbortSignal | undefined,
+    readonly primary: RaceEntry,
+    readonly startedAt: number,
+    firstLookMs: number,
+  ) {
+    this.delayMs = firstLookMs;
+  }
+
+  fire(): void {
+    const { pool, hedging, permit } = this;
+    if (this.primaryDone) return;
+    // 'auto' follows the answers seen meanwhile: wait on if the delay is longer now.
+    this.delayMs = hedgeDelayMs(this.settings, hedging.quantile);
+    const now = pool.clock.now();
+    const dueAt = this.startedAt + this.delayMs;
+    if (now < dueAt) {
+      if (dueAt < permit.deadlineMs) pool.hedgeTimers.add(this, dueAt - now);
+      return;
+    }
+    if (!hedging.budget.tryHedge()) return;
+    const hedgePermit = pool.tryHedgePermit(this.call.kind, permit, this.signal);
+    if (hedgePermit === undefined) {
+      hedging.budget.refund();
+      return;
+    }
+    hedging.started++;
+    this.hedgeEndpointId = hedgePermit.endpointId;
+    this.emit('started');
+    const entry: RaceEntry = { control: undefined, lost: false };
+    this.hedgeEntry = entry;
+    this.hedge = runAttempt(pool, hedgePermit, this.call, this.attempt, this.signal, entry).then((outcome) => {
+      // The hedge answered first: the first attempt is cancelled at once, no-fault.
+      if (!this.primaryDone && !('lost' in outcome) && (outcome.ok || FINAL.has(outcome.cause))) {
+        this.primary.lost = true;
+        this.primary.control?.abortByCaller();
+      }
+      return outcome;
+    });
+  }
+
+  /** The first attempt finished first: the hedge (if any) is cancelled. */
+  cancelHedge(): void {
+    if (this.hedgeEntry === undefined) return;
+    this.hedgeEntry.lost = true;
+    this.hedgeEntry.control?.abortByCaller();
+  }
+
+  emit(phase: 'started' | 'won' | 'lost'): void {
+    const { pool, call } = this;
+    if (!pool.events.has('hedge')) return;
+    pool.events.emit('hedge', {
+      atMs: pool.clock.now(),
+      kind: call.kind,
+      method: call.method,
+      endpointId: this.permit.endpointId,
+      hedgeEndpointId: this.hedgeEndpointId!,
+      phase,
+      delayMs: this.delayMs,
+    });
+  }
+}
+
+const single = (outcome: AttemptResult): RoundResult => ({ outcome, failedEndpointIds: outcome.ok ? [] : [outcome.endpointId] });
+
+/** Runs the attempt on `permit` of a hedgeable call (an idempotent, unpinned read of a kind with peers), hedged when it is late. */
 export async function attemptRound(
   pool: PoolInternals,
   permit: HttpRequestPermit,
   call: CallContext,
   attempt: number,
   signal: AbortSignal | undefined,
-  hedgeable: boolean,
 ): Promise<RoundResult> {
-  const hedging = hedgeable ? pool.hedging?.of(call.kind) : undefined;
-  const settings = pool.hedging?.settings;
+  const hedging = pool.hedging!.of(call.kind)!;
+  const settings = pool.hedging!.settings;
   // Before enough answers were seen, look again at the earliest possible delay: the first
   // calls of a pool must not wait `maxDelayMs` on a stalled node while its peers answer.
   const firstLookMs =
-    hedging === undefined ? 0 : hedging.quantile.valueMs === undefined && settings!.delayMs === undefined ? (settings!.minDelayMs ?? HEDGE_DEFAULTS.minDelayMs) : hedgeDelayMs(settings!, hedging.quantile);
-  if (hedging === undefined || pool.clock.now() + firstLookMs >= permit.deadlineMs) {
-    const outcome = (await runAttempt(pool, permit, call, attempt, signal)) as AttemptResult;
-    return { outcome, failedEndpointIds: outcome.ok ? [] : [outcome.endpointId] };
+    hedging.quantile.valueMs === undefined && settings.delayMs === undefined
+      ? (settings.minDelayMs ?? HEDGE_DEFAULTS.minDelayMs)
+      : hedgeDelayMs(settings, hedging.quantile);
+  const now = pool.clock.now();
+  if (now + firstLookMs >= permit.deadlineMs) return single((await runAttempt(pool, permit, call, attempt, signal)) as AttemptResult);
+
+  const primaryEntry: RaceEntry = { control: undefined, lost: false };
+  const watch = new HedgeWatch(pool, hedging, settings, permit, call, attempt, signal, primaryEntry, now, firstLookMs);
+  pool.hedgeTimers.add(watch, firstLookMs);
+  const primary = await runAttempt(pool, permit, call, attempt, signal, primaryEntry);
+  watch.primaryDone = true;
+  pool.hedgeTimers.remove(watch);
+  if (watch.hedge === undefined) return single(primary as AttemptResult);
+  if (!('lost' in primary) && (primary.ok || FINAL.has(primary.cause))) {
+    watch.cancelHedge();
+    if (primary.ok) {
+      hedging.lost++;
+      watch.emit('lost');
+    }
+    return { outcome: primary, failedEndpointIds: [] };
   }
-  return race(pool, hedging, settings!, firstLookMs, permit, call, attempt, signal);
-}
-
-function race(
-  pool: PoolInternals,
-  hedging: KindHedging,
-  settings: HedgeSettings,
-  firstLookMs: number,
-  permit: HttpRequestPermit,
-  call: CallContext,
-  attempt: number,
-  signal: AbortSignal | undefined,
-): Promise<RoundResult> {
-  const { clock, events } = pool;
-  const startedAt = clock.now();
-  let delayMs = firstLookMs;
-  return new Promise<RoundResult>((resolve) => {
-    const entries: RaceEntry[] = [];
-    const failures: AttemptFailure[] = [];
-    let running = 0;
-    let settled = false;
-    let hedgeEndpointId: string | undefined;
-    let timer: TimerHandle | undefined;
-
-    const settle = (outcome: AttemptResult, winner: RaceEntry | undefined) => {
-      settled = true;
-      timer?.cancel();
-      for (const entry of entries) {
-        if (entry === winner) continue;
-        entry.lost = true;
-        entry.control?.abortByCaller();
-      }
-      if (hedgeEndpointId !== undefined && outcome.ok) {
-        const won = outcome.endpointId === hedgeEndpointId;
-        if (won) hedging.won++;
-        else hedging.lost++;
-        if (events.has('hedge')) emit(won ? 'won' : 'lost');
-      }
-      resolve({ outcome, failedEndpointIds: failures.map((failure) => failure.endpointId) });
-    };
-    const emit = (phase: 'started' | 'won' | 'lost') =>
-      events.emit('hedge', { atMs: clock.now(), kind: call.kind, method: call.method, endpointId: permit.endpointId, hedgeEndpointId: hedgeEndpointId!, phase, delayMs });
-
-    const start = (target: HttpRequestPermit) => {
-      const entry: RaceEntry = { control: undefined, lost: false };
-      entries.push(entry);
-      running++;
-      void runAttempt(pool, target, call, attempt, signal, entry).then((outcome) => {
-        running--;
-        if (settled || 'lost' in outcome) return;
-        if (outcome.ok || FINAL.has(outcome.cause)) return settle(outcome, entry);
-        failures.push(outcome);
-        // Both failed, or the first failed before a hedge started: the request loop decides what next.
-        if (running === 0) settle(outcome, undefined);
-      });
-    };
-
-    start(permit);
-    const look = () => {
-      timer = undefined;
-      if (settled || running === 0) return;
-      // 'auto' follows the answers seen meanwhile: wait on if the delay is longer now.
-      delayMs = hedgeDelayMs(settings, hedging.quantile);
-      const dueAt = startedAt + delayMs;
-      if (clock.now() < dueAt) {
-        if (dueAt < permit.deadlineMs) timer = clock.setTimer(look, dueAt - clock.now());
-        return;
-      }
-      if (!hedging.budget.tryHedge()) return;
-      const hedge = pool.tryHedgePermit(call.kind, permit, signal);
-      if (hedge === undefined) {
-        hedging.budget.refund();
-        return;
-      }
-      hedging.started++;
-      hedgeEndpointId = hedge.endpointId;
-      if (events.has('hedge')) emit('started');
-      start(hedge);
-    };
-    timer = clock.setTimer(look, firstLookMs);
-  });
+  // The hedge won (and cancelled the first attempt), or the first attempt failed and the hedge decides.
+  const hedged = (await watch.hedge) as AttemptResult;
+  if (hedged.ok) {
+    hedging.won++;
+    watch.emit('won');
+  }
+  const failedEndpointIds = [...('lost' in primary ? [] : [primary.endpointId]), ...(hedged.ok ? [] : [hedged.endpointId])];
+  return { outcome: hedged, failedEndpointIds };
 }

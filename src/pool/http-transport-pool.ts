@@ -60,6 +60,8 @@ export interface PoolInternals {
   readonly cancelOnClose: Set<{ abortByCaller(): void }>;
   /** One clock timer for every attempt's time limit. */
   readonly attemptTimers: TimerQueue;
+  /** One clock timer for every call's hedge delay. */
+  readonly hedgeTimers: TimerQueue;
   /** The POOL_CLOSED error once the pool is closed. */
   closedError(): TransportError<'POOL_CLOSED'> | undefined;
   nextId(): number;
@@ -116,7 +118,9 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       return endpoint.roles.map((role) => new RoleState(endpoint, role, now, load));
     });
     this.#balancer = balance === undefined ? undefined : new Balancer(this.#roles, balance);
-    this.#hedging = options.hedge === false ? undefined : new Hedging(options.hedge ?? {}, new Set(this.#roles.map((role) => role.settings.kind)), now);
+    const rolesPerKind = new Map<RequestKind, number>();
+    for (const role of this.#roles) rolesPerKind.set(role.settings.kind, (rolesPerKind.get(role.settings.kind) ?? 0) + 1);
+    this.#hedging = options.hedge === false ? undefined : new Hedging(options.hedge ?? {}, rolesPerKind, now);
     this.#health = new PoolHealth(options, this.#endpoints, this.#roles, this.#events, this.#clock);
     const maxOperatorShare = options.concentration?.maxOperatorShare ?? DEFAULT_MAX_OPERATOR_SHARE;
     this.#groups = buildKindGroups(this.#roles, random, maxOperatorShare, this.#events, this.#clock, options.timeoutMs);
@@ -156,6 +160,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       redact: createRedactor(fragments),
       cancelOnClose: new Set(),
       attemptTimers: new TimerQueue(this.#clock),
+      hedgeTimers: new TimerQueue(this.#clock),
       closedError: () => pool.#closedError,
       nextId: () => (id = id >= Number.MAX_SAFE_INTEGER ? 1 : id + 1),
       acquire: (kind, acquireOptions, avoid, explore) => pool.#acquire(kind, acquireOptions, avoid, explore),
@@ -325,7 +330,8 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       role.recordSuccess();
       this.#health.recordSuccess(role, latencyMs);
       this.#balancer?.observe(role, latencyMs, this.#clock.now());
-      this.#hedging?.of(role.settings.kind)?.quantile.observe(latencyMs);
+      const hedging = this.#hedging?.of(role.settings.kind);
+      if (hedging?.hasPeers) hedging.quantile.observe(latencyMs);
     },
     onFailure: (role, cause: FailureCause, failure: ClassifiedFailure | undefined, elapsedMs?: number) => {
       role.recordFailure();

@@ -7,7 +7,7 @@ import { failWhileWaiting, finalError } from './call-errors.js';
 import type { AcquireOptions, PoolInternals, RetryAvoidance } from './http-transport-pool.js';
 import type { RequestOptions } from './request-options.js';
 import { attemptRound } from './hedged-attempt.js';
-import type { AttemptFailure, CallContext } from './run-attempt.js';
+import { runAttempt, type AttemptFailure, type AttemptResult, type CallContext } from './run-attempt.js';
 
 function invalidInput(field: string, message: string): TransportError<'INVALID_INPUT'> {
   return new TransportError('INVALID_INPUT', message, { context: { field } });
@@ -42,7 +42,7 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
   let avoid: RetryAvoidance | undefined;
   // Only an idempotent read that is not pinned may be hedged or explore the costlier
   // endpoint (a hedge or a retry covers it); a send, an unknown method, a filter poll never.
-  const hedgeable = retryClass === 'idempotent' && options.endpoint === undefined;
+  const hedgeable = retryClass === 'idempotent' && options.endpoint === undefined && pool.hedging?.of(kind)?.hasPeers === true;
   const explore = hedgeable && pool.nextExplores();
   const budget = pool.hedging?.of(kind)?.budget;
   budget?.deposit();
@@ -76,8 +76,11 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
       permit.release();
       throw failWhileWaiting(undefined, call, pool.closedError());
     }
-    const { outcome: failure, failedEndpointIds } = await attemptRound(pool, permit, call, attempt, signal, hedgeable);
+    // The common case (nothing to hedge to, or not hedgeable) skips the race's bookkeeping.
+    const round = hedgeable ? await attemptRound(pool, permit, call, attempt, signal) : undefined;
+    const failure = round === undefined ? ((await runAttempt(pool, permit, call, attempt, signal)) as AttemptResult) : round.outcome;
     if (failure.ok) return failure.result;
+    const failedEndpointIds = round === undefined ? [failure.endpointId] : round.failedEndpointIds;
     if (failure.cause === 'aborted') throw failWhileWaiting(undefined, call, pool.closedError());
     const decision = evaluateTransportRetry({
       cause: failure.cause,
