@@ -62,43 +62,49 @@ const sturdyUnguarded: FaultClientFactory = {
   create: async (urls) => sturdyClient(sturdyPool(urls, false)),
 };
 
+/** viem `fallback` over `urls` at its defaults (`rank` optional), checked against the right chain's answers. */
+export function viemFallbackClient(urls: readonly string[], rank = false): FaultClient {
+  const client = createPublicClient({ transport: fallback(urls.map((url) => http(url, { timeout: TIMEOUT_MS })), { rank }), cacheTime: 0 });
+  return {
+    run: async (item) =>
+      item.kind === 'read'
+        ? (await client.getBalance({ address: item.evmAddress })) === evmBalanceOf(item.evmAddress)
+        : (await client.sendRawTransaction({ serializedTransaction: item.evmRaw })) === item.evmHash,
+    close: async () => {},
+  };
+}
+
+/** ethers `FallbackProvider` over `urls` at its defaults, checked against the right chain's answers. */
+export function ethersFallbackClient(urls: readonly string[]): FaultClient {
+  const network = Network.from(EVM_CHAIN_ID);
+  const subs = urls.map((url) => {
+    const request = new FetchRequest(url);
+    request.timeout = TIMEOUT_MS;
+    return new JsonRpcProvider(request, network, { staticNetwork: network, batchMaxCount: 1 });
+  });
+  const provider = new FallbackProvider(subs, network);
+  return {
+    run: async (item) =>
+      item.kind === 'read'
+        ? (await provider.getBalance(item.evmAddress)) === evmBalanceOf(item.evmAddress)
+        : (await provider.broadcastTransaction(item.evmRaw)).hash === item.evmHash,
+    close: async () => {
+      provider.destroy();
+      for (const sub of subs) sub.destroy();
+    },
+  };
+}
+
 const viemFallback: FaultClientFactory = {
   name: 'viem fallback',
   note: 'defaults (retryCount 3, in order), `http(url, { timeout: 2000 })`',
-  create: async (urls) => {
-    const client = createPublicClient({ transport: fallback(urls.map((url) => http(url, { timeout: TIMEOUT_MS }))), cacheTime: 0 });
-    return {
-      run: async (item) =>
-        item.kind === 'read'
-          ? (await client.getBalance({ address: item.evmAddress })) === evmBalanceOf(item.evmAddress)
-          : (await client.sendRawTransaction({ serializedTransaction: item.evmRaw })) === item.evmHash,
-      close: async () => {},
-    };
-  },
+  create: async (urls) => viemFallbackClient(urls),
 };
 
 const ethersFallback: FaultClientFactory = {
   name: 'ethers FallbackProvider',
   note: 'defaults (quorum 2 of 4, stall 400 ms, sends broadcast to all), static network, 2 s FetchRequest timeout',
-  create: async (urls) => {
-    const network = Network.from(EVM_CHAIN_ID);
-    const subs = urls.map((url) => {
-      const request = new FetchRequest(url);
-      request.timeout = TIMEOUT_MS;
-      return new JsonRpcProvider(request, network, { staticNetwork: network, batchMaxCount: 1 });
-    });
-    const provider = new FallbackProvider(subs, network);
-    return {
-      run: async (item) =>
-        item.kind === 'read'
-          ? (await provider.getBalance(item.evmAddress)) === evmBalanceOf(item.evmAddress)
-          : (await provider.broadcastTransaction(item.evmRaw)).hash === item.evmHash,
-      close: async () => {
-        provider.destroy();
-        for (const sub of subs) sub.destroy();
-      },
-    };
-  },
+  create: async (urls) => ethersFallbackClient(urls),
 };
 
 /** web3.js v1 has no failover: one Connection to the first (faulty) endpoint. Prints on every 429 retry; counted, not shown. */

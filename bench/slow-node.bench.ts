@@ -7,14 +7,12 @@
  * without `rank`, ethers `FallbackProvider`). Reports throughput (× the limit),
  * p50/p99/p99.9, amplification (requests the servers received ÷ calls) and duplicate sends.
  */
-import { FallbackProvider, FetchRequest, JsonRpcProvider, Network } from 'ethers';
 import { Pool } from 'undici';
-import { createPublicClient, fallback, http } from 'viem';
 import { createEvmClient } from '../src/evm/client.js';
 import { HttpTransportPool } from '../src/pool/http-transport-pool.js';
-import { TIMEOUT_MS } from './fault-clients.js';
+import { ethersFallbackClient, TIMEOUT_MS, viemFallbackClient } from './fault-clients.js';
 import { startFaultServer } from './fault-control.js';
-import { EVM_CHAIN_ID, evmBalanceOf, percentile } from './fault-model.js';
+import { evmBalanceOf, percentile } from './fault-model.js';
 import { createWorkload, type WorkItem } from './fault-workload.js';
 import { table } from './util.js';
 
@@ -81,39 +79,6 @@ function sturdy(urls: readonly string[]): Client & { pool: HttpTransportPool } {
   };
 }
 
-function viem(urls: readonly string[], rank: boolean): Client {
-  const client = createPublicClient({ transport: fallback(urls.map((url) => http(url, { timeout: TIMEOUT_MS })), { rank }), cacheTime: 0 });
-  return {
-    name: `viem fallback${rank ? ' (rank: true)' : ''}`,
-    run: async (item) =>
-      item.kind === 'read'
-        ? (await client.getBalance({ address: item.evmAddress })) === evmBalanceOf(item.evmAddress)
-        : (await client.sendRawTransaction({ serializedTransaction: item.evmRaw })) === item.evmHash,
-    close: async () => {},
-  };
-}
-
-function ethers(urls: readonly string[]): Client {
-  const network = Network.from(EVM_CHAIN_ID);
-  const subs = urls.map((url) => {
-    const request = new FetchRequest(url);
-    request.timeout = TIMEOUT_MS;
-    return new JsonRpcProvider(request, network, { staticNetwork: network, batchMaxCount: 1 });
-  });
-  const provider = new FallbackProvider(subs, network);
-  return {
-    name: 'ethers FallbackProvider',
-    run: async (item) =>
-      item.kind === 'read'
-        ? (await provider.getBalance(item.evmAddress)) === evmBalanceOf(item.evmAddress)
-        : (await provider.broadcastTransaction(item.evmRaw)).hash === item.evmHash,
-    close: async () => {
-      provider.destroy();
-      for (const sub of subs) sub.destroy();
-    },
-  };
-}
-
 /** Runs `client` for `durationMs` with `inFlight` workers; each send of the workload is made once at most. */
 async function drive(client: Client, items: readonly WorkItem[], options: SlowNodeOptions) {
   const latencies: number[] = [];
@@ -153,9 +118,9 @@ export async function benchSlowNode(options: SlowNodeOptions): Promise<{ results
       const clients: (() => Client & { pool?: HttpTransportPool })[] = [
         () => rawUndici(server.urls[1]!),
         () => sturdy(server.urls),
-        () => viem(server.urls, false),
-        () => viem(server.urls, true),
-        () => ethers(server.urls),
+        () => ({ name: 'viem fallback', ...viemFallbackClient(server.urls) }),
+        () => ({ name: 'viem fallback (rank: true)', ...viemFallbackClient(server.urls, true) }),
+        () => ({ name: 'ethers FallbackProvider', ...ethersFallbackClient(server.urls) }),
       ];
       let limit = 0;
       for (const make of clients) {
