@@ -1,7 +1,7 @@
 export { HttpTransportPool, type AcquireOptions } from './pool/http-transport-pool.js';
 export { HttpRequestPermit } from './pool/permit.js';
 export type { RequestOptions, RpcRequester } from './pool/request-options.js';
-export type { PoolSnapshot, RoleSnapshot, EndpointSnapshot } from './pool/snapshot.js';
+export type { PoolSnapshot, RoleSnapshot, EndpointSnapshot, KindSnapshot } from './pool/snapshot.js';
 export type { ChainStatus } from './pool/chain-guard.js';
 export type { EndpointReputationView } from './pool/pool-health.js';
 export type {
@@ -18,7 +18,10 @@ export type {
   ReputationEvent,
   ChainEvent,
   ReconcileEvent,
+  HedgeEvent,
 } from './pool/events.js';
+export type { BalanceSettings } from './balance/balancer.js';
+export type { HedgeSettings } from './balance/hedge-policy.js';
 export type {
   HttpTransportPoolOptions,
   EndpointConfig,

@@ -1,6 +1,6 @@
 /**
  * One round of a call: its attempt, and — for an idempotent read that is late — a hedge to
- * another endpoint under the shared retry budget (DESIGN §4.9). The first definitive answer
+ * another endpoint under the shared retry budget (README "Hedged reads"). The first definitive answer
  * wins and the other attempt is cancelled at once, no-fault. A send, an unknown method or a
  * filter poll is never hedged.
  */
