@@ -212,3 +212,19 @@ describe('hedging at the server (loopback)', () => {
     expect(fast.count()).toBe(0);
   });
 });
+
+describe('hedging and close()', () => {
+  it('close() while a hedge race runs ends both attempts and leaves no timer behind', async () => {
+    const t = hedged([{ id: 'slow', url: 'https://slow-rpc.com/', tier: 0 }, { id: 'fast', url: 'https://fast-rpc.net/', tier: 1 }]);
+    t.executor.script('slow', after(t, 5_000));
+    t.executor.script('fast', after(t, 5_000));
+    const call = track(t.pool.request('getSlot', []), t.clock);
+    await t.clock.advance(150);
+    expect(t.hedges.map((e) => e.phase)).toEqual(['started']);
+    await t.pool.close();
+    await t.clock.flush();
+    expect(call.error).toMatchObject({ code: 'POOL_CLOSED' });
+    expect(t.clock.pendingTimers).toBe(0);
+    expect(t.pool.snapshot().roles.every((r) => r.inFlight === 0)).toBe(true);
+  });
+});
