@@ -11,7 +11,7 @@ import type { ExecuteRequest, ExecutorTarget, RawOutcome } from '../http/executo
 import type { AbortReason, ClassifiedOutcome, ClassifyContext } from '../http/outcome.js';
 import type { SentTransactionId } from '../jsonrpc/transaction-id.js';
 import type { ChainCheck } from './chain-guard.js';
-import type { PoolInternals } from './http-transport-pool.js';
+import type { PoolInternals } from './internals.js';
 
 /**
  * One attempt in flight: its cancellation (the caller's signal, pool.close(), its timer)

@@ -7,7 +7,7 @@
 import type { QueuedTimer } from '../clock.js';
 import { HEDGE_DEFAULTS, hedgeDelayMs, LatencyQuantile, RetryBudget, type HedgeSettings } from '../balance/hedge-policy.js';
 import type { RequestKind } from '../retry/causes.js';
-import type { PoolInternals } from './http-transport-pool.js';
+import type { PoolInternals } from './internals.js';
 import type { HttpRequestPermit } from './permit.js';
 import { runAttempt, type AttemptResult, type CallContext, type LostAttempt, type RaceEntry } from './run-attempt.js';
 

@@ -1,5 +1,5 @@
 import { EndpointLoad, RoleState } from '../admission/role-state.js';
-import { systemClock, systemRandom, TimerQueue, type Clock, type Random } from '../clock.js';
+import { systemClock, systemRandom, TimerQueue, type Clock } from '../clock.js';
 import {
   DEFAULT_MAX_OPERATOR_SHARE,
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -10,14 +10,13 @@ import {
 import type { HttpTransportPoolOptions, MethodClassification } from '../config/types.js';
 import { createRedactor, secretFragments } from '../errors/redact.js';
 import { TransportError } from '../errors/transport-error.js';
-import type { HttpExecutor } from '../http/executor.js';
 import type { ClassifiedFailure } from '../http/outcome.js';
 import { createUndiciExecutor } from '../http/undici-executor.js';
 import { classifyMethod } from '../jsonrpc/method-table.js';
-import type { FailureCause, RequestKind, RetryClass } from '../retry/causes.js';
-import type { TransportRetrySettings } from '../retry/evaluate.js';
-import { abortedError, Admission, type KindGroup } from './admission.js';
-import { reconcileSettingsOf, type ReconcileSettings } from './reconcile.js';
+import type { FailureCause, RequestKind } from '../retry/causes.js';
+import { abortedError, Admission } from './admission.js';
+import type { KindGroup } from './admission-model.js';
+import { reconcileSettingsOf } from './reconcile.js';
 import { ChainGuard, chainChecksOf, chainMismatchError, describeExpectedChain, type ChainGuardHost } from './chain-guard.js';
 import { PoolEvents, type PoolEventListener, type PoolEventName } from './events.js';
 import { PoolHealth } from './pool-health.js';
@@ -26,59 +25,12 @@ import { Hedging } from './hedged-attempt.js';
 import { askEndpoint } from './attempt.js';
 import { Balancer } from '../balance/balancer.js';
 import { runRequest } from './request-loop.js';
+import type { AcquireOptions, PoolInternals, RetryAvoidance } from './internals.js';
 import type { RequestOptions, RpcRequester } from './request-options.js';
 import { buildSnapshot, type PoolSnapshot } from './snapshot.js';
 import { buildKindGroups } from './topology.js';
 
-/** Options of `acquireForMethod` / `acquireForRequestKind`. */
-export interface AcquireOptions {
-  /** Deadline for admission, in ms. @default the pool's default call deadline (`timeoutMs`) */
-  readonly timeoutMs?: number | undefined;
-  readonly signal?: AbortSignal | undefined;
-  /** Pin to one endpoint id. */
-  readonly endpoint?: string | undefined;
-}
-
-/** @internal Endpoints that failed this call, and until when they may not be retried (the backoff). */
-export interface RetryAvoidance {
-  readonly endpoints: ReadonlySet<string>;
-  readonly untilMs: number;
-}
-
-/** @internal Everything the request loop needs from the pool. */
-export interface PoolInternals {
-  readonly clock: Clock;
-  readonly random: Random;
-  readonly executor: HttpExecutor;
-  readonly events: PoolEvents;
-  readonly retry: TransportRetrySettings;
-  readonly maxResponseBytes: number;
-  /** `reconcileSends`, resolved; undefined when off. */
-  readonly reconcile: ReconcileSettings | undefined;
-  readonly redact: (text: string) => string;
-  /** Work in flight that pool.close() cancels: attempts, checks, reconciliations. */
-  readonly cancelOnClose: Set<{ abortByCaller(): void }>;
-  /** One clock timer for every attempt's time limit. */
-  readonly attemptTimers: TimerQueue;
-  /** One clock timer for every call's hedge delay. */
-  readonly hedgeTimers: TimerQueue;
-  /** The POOL_CLOSED error once the pool is closed. */
-  closedError(): TransportError<'POOL_CLOSED'> | undefined;
-  nextId(): number;
-  /** `explore`: an idempotent read that may take the costlier candidate (latency-aware choice). */
-  acquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance, explore?: boolean): Promise<HttpRequestPermit>;
-  /** The permit when a role admits right now; undefined otherwise (including every error case: `acquire` reports those). */
-  tryAcquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance, explore?: boolean): HttpRequestPermit | undefined;
-  classify(method: string, options: RequestOptions): MethodClassification & { readonly retryClass: RetryClass };
-  /** Whether this idempotent read explores (takes the costlier candidate): every 1/exploreRatio-th one. */
-  nextExplores(): boolean;
-  /** Hedging and the retry budget; undefined with `hedge: false`. */
-  readonly hedging: Hedging | undefined;
-  /** A permit for a hedge of `primary`'s call, now or never: another operator first, then any other endpoint. */
-  tryHedgePermit(kind: RequestKind, primary: HttpRequestPermit, signal: AbortSignal | undefined): HttpRequestPermit | undefined;
-  /** An attempt on `role` lost a hedge race and was cancelled after `elapsedMs`. */
-  observeLost(role: RoleState, elapsedMs: number): void;
-}
+export type { AcquireOptions } from './internals.js';
 
 /**
  * One in-process pool of JSON-RPC HTTP endpoints: admission (tiers, rotation, RPS/burst,

@@ -10,7 +10,7 @@ import { bandRank } from '../reputation/score.js';
 import type { ReputationSignal, ReputationSignalKind } from '../reputation/signals.js';
 import { createReputationTracker, type ReputationChange, type ReputationTracker, type ReputationView } from '../reputation/tracker.js';
 import type { FailureCause } from '../retry/causes.js';
-import type { CandidateFilter } from './admission.js';
+import type { CandidateFilter } from './admission-model.js';
 import type { PoolEvents } from './events.js';
 
 /** Reputation view of one endpoint, as shown in snapshots. */

@@ -4,7 +4,7 @@ import { createRequestBody } from '../jsonrpc/envelope.js';
 import { sentTransactionIdOf } from '../jsonrpc/transaction-id.js';
 import { evaluateTransportRetry } from '../retry/evaluate.js';
 import { failWhileWaiting, finalError } from './call-errors.js';
-import type { AcquireOptions, PoolInternals, RetryAvoidance } from './http-transport-pool.js';
+import type { AcquireOptions, PoolInternals, RetryAvoidance } from './internals.js';
 import type { RequestOptions } from './request-options.js';
 import { attemptRound } from './hedged-attempt.js';
 import { runAttempt, type AttemptFailure, type AttemptResult, type CallContext } from './run-attempt.js';

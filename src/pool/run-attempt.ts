@@ -4,7 +4,7 @@ import type { ClassifiedFailure, ClassifiedOutcome } from '../http/outcome.js';
 import type { RequestKind } from '../retry/causes.js';
 import { AttemptControl, exchange, type Exchanged } from './attempt.js';
 import type { FailedCall } from './call-errors.js';
-import type { PoolInternals } from './http-transport-pool.js';
+import type { PoolInternals } from './internals.js';
 import { permitRole, type HttpRequestPermit } from './permit.js';
 
 /** What one call carries from attempt to attempt. */

@@ -4,7 +4,7 @@ import { OperatorCeiling } from '../balance/operator-ceiling.js';
 import { createTierRotation, planTier } from '../concentration/tier-plan.js';
 import { isCapFeasible } from '../concentration/water-fill.js';
 import type { RequestKind } from '../retry/causes.js';
-import type { KindGroup, Tier } from './admission.js';
+import type { KindGroup, Tier } from './admission-model.js';
 import type { PoolEvents } from './events.js';
 
 /**
