@@ -1,12 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LatencyQuantile, RetryBudget, hedgeDelayMs } from '../../src/balance/hedge-policy.js';
 import type { EndpointConfig, HttpTransportPoolOptions } from '../../src/config/types.js';
-import type { RawOutcome } from '../../src/http/executor.js';
 import type { HedgeEvent } from '../../src/pool/events.js';
 import { createSolanaClient } from '../../src/solana/client.js';
 import { closeAllServers, sendResult, startRpcServer, type RpcHandler } from '../helpers/loopback.js';
 import { closePools, createPool, rejection } from '../helpers/pools.js';
-import { ok, type Script } from '../helpers/scripted-executor.js';
+import { answerAfter, type Script } from '../helpers/scripted-executor.js';
 import { signatureOf, wireTransaction } from '../helpers/solana-wire.js';
 import { createTestPool, track, type TestPool } from '../pool/pool-fixtures.js';
 
@@ -49,17 +48,7 @@ describe('hedge policy', () => {
   });
 });
 
-/** Answers after `latencyMs` of fake time; an attempt the pool cancels ends as aborted, like a real executor. */
-const after =
-  (t: TestPool, latencyMs: number, result: unknown = 'x'): Script =>
-  (request, id) =>
-    new Promise<RawOutcome>((resolve) => {
-      const timer = t.clock.setTimer(() => resolve(ok(result, id)), latencyMs);
-      request.signal.addEventListener('abort', () => {
-        timer.cancel();
-        resolve({ type: 'error', kind: 'aborted', dispatched: true });
-      });
-    });
+const after = (t: TestPool, latencyMs: number, result: unknown = 'x'): Script => answerAfter(t.clock, latencyMs, result);
 
 function hedged(endpoints: EndpointConfig[], options: Partial<HttpTransportPoolOptions> = {}) {
   const t = createTestPool(endpoints, { hedge: { delayMs: 100 }, ...options });

@@ -3,8 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { OperatorCeiling } from '../../src/balance/operator-ceiling.js';
 import { PeakEwma } from '../../src/balance/peak-ewma.js';
 import type { EndpointConfig, HttpTransportPoolOptions } from '../../src/config/types.js';
-import type { RawOutcome } from '../../src/http/executor.js';
-import { ok, type Script } from '../helpers/scripted-executor.js';
+import { answerAfter, type Script } from '../helpers/scripted-executor.js';
 import { createTestPool, type TestPool } from '../pool/pool-fixtures.js';
 
 describe('PeakEwma', () => {
@@ -62,14 +61,7 @@ describe('OperatorCeiling', () => {
   });
 });
 
-/** Answers after `latencyMs` of fake time (0: at once). */
-const answering =
-  (t: TestPool, latencyMs: () => number): Script =>
-  (_request, id) => {
-    const delay = latencyMs();
-    if (delay === 0) return ok('x', id);
-    return new Promise<RawOutcome>((resolve) => t.clock.setTimer(() => resolve(ok('x', id)), delay));
-  };
+const answering = (t: TestPool, latencyMs: () => number): Script => answerAfter(t.clock, latencyMs);
 
 /** Runs `count` calls one after another on the fake clock; returns who served each. */
 async function sequential(t: TestPool, count: number, method = 'getSlot', params: unknown[] = []): Promise<string[]> {

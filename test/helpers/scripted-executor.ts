@@ -1,3 +1,4 @@
+import type { Clock } from '../../src/clock.js';
 import type { ExecuteRequest, HttpExecutor, RawOutcome } from '../../src/http/executor.js';
 
 /** A scripted reply: an outcome, or a function of the request (may return a promise that never settles). */
@@ -5,6 +6,32 @@ export type Script = RawOutcome | ((request: ExecuteRequest, id: number) => RawO
 
 export function ok(result: unknown, id: number, status = 200): RawOutcome {
   return { type: 'response', status, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id, result }) };
+}
+
+/** Hangs until the pool cancels the attempt, then reports the abort, like a real executor. */
+export const hangUntilAborted: Script = (request) =>
+  new Promise((resolve) => request.signal.addEventListener('abort', () => resolve({ type: 'error', kind: 'aborted', dispatched: true }), { once: true }));
+
+/**
+ * Answers `result` after `latencyMs` of `clock` time (a number, or a function read per request;
+ * 0 answers at once); an attempt the pool cancels first ends as aborted, like a real executor.
+ */
+export function answerAfter(clock: Pick<Clock, 'setTimer'>, latencyMs: number | (() => number), result: unknown = 'x'): Script {
+  return (request, id) => {
+    const delay = typeof latencyMs === 'number' ? latencyMs : latencyMs();
+    if (delay === 0) return ok(result, id);
+    return new Promise<RawOutcome>((resolve) => {
+      const timer = clock.setTimer(() => resolve(ok(result, id)), delay);
+      request.signal.addEventListener(
+        'abort',
+        () => {
+          timer.cancel();
+          resolve({ type: 'error', kind: 'aborted', dispatched: true });
+        },
+        { once: true },
+      );
+    });
+  };
 }
 
 /** Reads the JSON-RPC id of a request body. */

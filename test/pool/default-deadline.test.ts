@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RawOutcome } from '../../src/http/executor.js';
+import { hangUntilAborted } from '../helpers/scripted-executor.js';
 import { createTestPool, endpoint, track } from './pool-fixtures.js';
 
 /**
@@ -8,13 +9,10 @@ import { createTestPool, endpoint, track } from './pool-fixtures.js';
  */
 
 const ok = (id: number): RawOutcome => ({ type: 'response', status: 200, headers: {}, body: JSON.stringify({ jsonrpc: '2.0', id, result: 'answered' }) });
-/** Hangs until the pool cancels the attempt, then reports the abort, like a real executor. */
-const hang = (request: { readonly signal: AbortSignal }): Promise<RawOutcome> =>
-  new Promise<RawOutcome>((resolve) => request.signal.addEventListener('abort', () => resolve({ type: 'error', kind: 'aborted', dispatched: true })));
 
 function setup(seed: number) {
   const t = createTestPool([endpoint('a', { requestTimeoutMs: 300 }), endpoint('b', { requestTimeoutMs: 10_000 })], { seed });
-  t.executor.script('a', hang);
+  t.executor.script('a', hangUntilAborted);
   t.executor.script('b', (_request, id) => ok(id));
   return t;
 }
@@ -30,7 +28,7 @@ describe('a default deadline that leaves room to fail over', () => {
 
   it('the first attempt on A ends at A’s 300 ms; the retry on B follows at once', async () => {
     const t = createTestPool([endpoint('a', { requestTimeoutMs: 300, tier: 0 }), endpoint('b', { requestTimeoutMs: 10_000, tier: 1 })]);
-    t.executor.script('a', hang);
+    t.executor.script('a', hangUntilAborted);
     t.executor.script('b', (_request, id) => ok(id));
     const call = track(t.pool.request('getSlot', []), t.clock);
     await t.clock.advance(299);
@@ -43,7 +41,7 @@ describe('a default deadline that leaves room to fail over', () => {
 
   it('B (10 s) hanging first still leaves A its 300 ms: the deadline is 10 300 ms (hedging off)', async () => {
     const t = createTestPool([endpoint('a', { requestTimeoutMs: 300, tier: 1 }), endpoint('b', { requestTimeoutMs: 10_000, tier: 0 })], { hedge: false });
-    t.executor.script('b', hang);
+    t.executor.script('b', hangUntilAborted);
     t.executor.script('a', (_request, id) => ok(id));
     const call = track(t.pool.request('getSlot', []), t.clock);
     await t.clock.advance(10_300);
@@ -53,7 +51,7 @@ describe('a default deadline that leaves room to fail over', () => {
 
   it('with hedging (the default), B hanging first is hedged to A after the hedge delay (2 s before any answer was seen)', async () => {
     const t = createTestPool([endpoint('a', { requestTimeoutMs: 300, tier: 1 }), endpoint('b', { requestTimeoutMs: 10_000, tier: 0 })]);
-    t.executor.script('b', hang);
+    t.executor.script('b', hangUntilAborted);
     t.executor.script('a', (_request, id) => ok(id));
     const call = track(t.pool.request('getSlot', []), t.clock);
     await t.clock.advance(10_300);
@@ -64,8 +62,8 @@ describe('a default deadline that leaves room to fail over', () => {
 
   it('a read with timeoutMs: 200 fails at 200 ms exactly, whatever the endpoints’ requestTimeoutMs', async () => {
     const t = createTestPool([endpoint('a', { requestTimeoutMs: 300, tier: 0 }), endpoint('b', { requestTimeoutMs: 10_000, tier: 1 })]);
-    t.executor.script('a', hang);
-    t.executor.script('b', hang);
+    t.executor.script('a', hangUntilAborted);
+    t.executor.script('b', hangUntilAborted);
     const call = track(t.pool.request('getSlot', [], { timeoutMs: 200 }), t.clock);
     await t.clock.advance(199);
     expect(call.settled).toBe(false);

@@ -11,7 +11,7 @@ import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
 import { createFakeClock, type FakeClock } from '../../src/testing/fake-clock.js';
 import { loadFixture } from '../helpers/loopback.js';
 import { closePools, createPool } from '../helpers/pools.js';
-import { createScriptedExecutor, ok, type Script } from '../helpers/scripted-executor.js';
+import { createScriptedExecutor, hangUntilAborted, ok, type Script } from '../helpers/scripted-executor.js';
 import { track } from './pool-fixtures.js';
 import { signatureOf, wireTransaction } from '../helpers/solana-wire.js';
 
@@ -58,9 +58,6 @@ const socketAfterWrite: RawOutcome = { type: 'error', kind: 'socket', dispatched
 const html502: RawOutcome = { type: 'response', status: 502, headers: { 'content-type': 'text/html' }, body: '<html>502 Bad Gateway</html>' };
 const http500: RawOutcome = { type: 'response', status: 500, headers: {}, body: 'Internal Server Error' };
 /** Never answers until the pool aborts the attempt. */
-const hangUntilAborted: Script = (request) =>
-  new Promise((resolve) => request.signal.addEventListener('abort', () => resolve({ type: 'error', kind: 'aborted', dispatched: true }), { once: true }));
-
 const statusesNotFound: Script = (_r, id) => ok({ context: { slot: 10 }, value: [null] }, id);
 const statusesFound: Script = (_r, id) =>
   ok({ context: { slot: 11 }, value: [{ slot: 11, confirmations: 0, err: null, status: { Ok: null }, confirmationStatus: 'processed' }] }, id);
