@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { operatorOf } from '../concentration/operators.js';
 import { TransportError, type ConfigIssue } from '../errors/transport-error.js';
 import type { RequestKind } from '../retry/causes.js';

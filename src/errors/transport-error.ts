@@ -71,8 +71,17 @@ export class TransportError<C extends TransportErrorCode = TransportErrorCode> e
   readonly method: string | undefined;
   readonly endpointId: string | undefined;
   readonly attempts: readonly AttemptRecord[];
-  /** Shortcut for `AMBIGUOUS_DISPATCH`: the Solana transaction signature, when known. */
+  /**
+   * Shortcut for `AMBIGUOUS_DISPATCH` (`context.signature`): the Solana transaction
+   * signature, when known. Look it up with `getSignatureStatuses` before deciding to resend.
+   */
   readonly signature: string | undefined;
+  /**
+   * Shortcut for `AMBIGUOUS_DISPATCH` (`context.transactionHash`): the EVM transaction hash
+   * (keccak-256 of the signed bytes), when known. Look it up with
+   * `eth_getTransactionReceipt` / `eth_getTransactionByHash` before deciding to resend.
+   */
+  readonly transactionHash: string | undefined;
   /** Shortcuts for `RPC_ERROR`. */
   readonly rpcCode: number | undefined;
   readonly rpcMessage: string | undefined;
@@ -87,6 +96,7 @@ export class TransportError<C extends TransportErrorCode = TransportErrorCode> e
     this.attempts = options.attempts ?? [];
     const ctx = options.context as Partial<TransportErrorContextByCode['RPC_ERROR'] & TransportErrorContextByCode['AMBIGUOUS_DISPATCH']>;
     this.signature = ctx.signature;
+    this.transactionHash = ctx.transactionHash;
     this.rpcCode = ctx.rpcCode;
     this.rpcMessage = ctx.rpcMessage;
     this.rpcData = ctx.rpcData;

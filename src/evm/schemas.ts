@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * A JSON-RPC quantity: `0x` and hex digits, parsed exactly with `BigInt`. Leading zeros

@@ -4,7 +4,7 @@
  * error object, which is off the success path. Structural violations are reported by
  * name so the classifier can map each one (a PATH gateway heuristic list, REFERENCE.md).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseJsonExact, stringifyJson } from './exact-json.js';
 
 /** Why a response body is not a usable JSON-RPC response to our single request. */

@@ -11,7 +11,7 @@ import type { HttpTransportPoolOptions, MethodClassification } from '../config/t
 import { createRedactor, secretFragments } from '../errors/redact.js';
 import { TransportError } from '../errors/transport-error.js';
 import type { ClassifiedFailure } from '../http/outcome.js';
-import { createUndiciExecutor } from '../http/undici-executor.js';
+import { createDefaultExecutor } from '../http/default-executor.js';
 import { classifyMethod } from '../jsonrpc/method-table.js';
 import type { FailureCause, RequestKind } from '../retry/causes.js';
 import { abortedError, Admission } from './admission.js';
@@ -99,7 +99,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     this.#internals = {
       clock: this.#clock,
       random,
-      executor: options.executor ?? createUndiciExecutor(),
+      executor: options.executor ?? createDefaultExecutor(),
       events: this.#events,
       // Field by field: an explicit `undefined` (e.g. from an unset env var) keeps the default.
       retry: {

@@ -4,7 +4,7 @@
  * accepts `reputation: false` to switch the whole system off — that switch lives in the
  * pool's schema, not here.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const ms = () => z.number().finite().nonnegative();
 const positiveMs = () => z.number().finite().positive();

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { SOLANA_SIGNATURE_BYTES } from '../jsonrpc/transaction-id.js';
 import { isBase58OfLength, SOLANA_ADDRESS_BYTES } from './address.js';
 

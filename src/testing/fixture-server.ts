@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createSeededRandom, systemClock, type Clock, type Random, type TimerHandle } from '../clock.js';
+import { corsAnswerHeaders, corsPreflightHeaders, corsSettings, type FixtureServerCors } from './cors.js';
 import { createBehaviourEngine, type BehaviourPlan, type FixtureServerBehaviours } from './behaviours.js';
 import { httpErrorAnswer, htmlAnswer, rateLimitAnswer, transformAnswer, truncateAnswer } from './fault-answers.js';
 import type { Fixture } from './fixtures.js';
@@ -19,6 +20,14 @@ export interface CreateFixtureServerOptions {
   readonly clock?: Clock;
   /** Random source for probabilities and random latency. @default a random seeded with 1 */
   readonly random?: Random;
+  /**
+   * Answer browsers' cross-origin calls: every answer carries `Access-Control-Allow-Origin`
+   * (and exposes `Retry-After`), and a preflight `OPTIONS` gets a 204 allowing `POST` with
+   * the requested headers. Preflights are not JSON-RPC calls: they are not in `requests`
+   * and no behaviour applies to them. `true` allows any origin.
+   * @default false (OPTIONS gets 405, no CORS headers)
+   */
+  readonly cors?: boolean | FixtureServerCors;
 }
 
 /** One JSON-RPC call as the server read it (a batch logs one per item). */
@@ -91,6 +100,8 @@ export async function createFixtureServer(options: CreateFixtureServerOptions): 
   const timers = new Set<TimerHandle>();
   let waiters: Waiter[] = [];
   let closing: Promise<void> | undefined;
+  const cors = corsSettings(options.cors);
+  const corsHeaders = cors === undefined ? undefined : corsAnswerHeaders(cors);
 
   const count = (method?: string) => (method === undefined ? requests.length : requests.filter((r) => r.method === method).length);
   const settleWaiters = () => {
@@ -104,7 +115,7 @@ export async function createFixtureServer(options: CreateFixtureServerOptions): 
   const send = (res: ServerResponse, answer: ReplayAnswer) => {
     if (res.destroyed || res.writableEnded) return;
     try {
-      res.writeHead(answer.status, { ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)) });
+      res.writeHead(answer.status, { ...answer.headers, ...corsHeaders, 'content-length': String(Buffer.byteLength(answer.body)) });
       res.end(answer.body);
     } catch {
       // A header Node refuses (from a fixture built in code, not loaded): drop the connection, never crash the server.
@@ -168,6 +179,10 @@ export async function createFixtureServer(options: CreateFixtureServerOptions): 
     // Resets and early closes are the point of this server: never let them crash it.
     req.on('error', noop);
     res.on('error', noop);
+    if (req.method === 'OPTIONS' && cors !== undefined) {
+      res.writeHead(204, corsPreflightHeaders(cors, req.headers['access-control-request-headers'])).end();
+      return;
+    }
     if (req.method !== 'POST') {
       res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain' }).end('Method Not Allowed');
       return;

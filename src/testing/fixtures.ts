@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseJsonExact, stringifyJson } from '../jsonrpc/exact-json.js';
 
 /**

@@ -6,6 +6,8 @@
 export { createFakeClock, type FakeClock, type CreateFakeClockOptions } from './fake-clock.js';
 export { createSeededRandom, type Clock, type Random, type TimerHandle } from '../clock.js';
 export { loadFixtures, parseFixture, fixtureSchema, resultFixture, type Fixture } from './fixtures.js';
+export { fixturesDir } from './fixtures-dir.js';
+export type { FixtureServerCors } from './cors.js';
 export {
   createFixtureServer,
   type CreateFixtureServerOptions,
