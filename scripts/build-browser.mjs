@@ -40,10 +40,12 @@ export const browserVariants = {
 };
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  // `--outdir <dir>` builds elsewhere (the browser tests stage a package without touching dist/).
+  const at = process.argv.indexOf('--outdir');
   await esbuild.build({
     absWorkingDir: root,
     entryPoints: BROWSER_ENTRIES,
-    outdir: 'dist/browser',
+    outdir: at === -1 ? 'dist/browser' : resolve(process.argv[at + 1]),
     bundle: true,
     splitting: true,
     format: 'esm',

@@ -1,0 +1,196 @@
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import * as esbuild from 'esbuild';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMPARED_ENTRIES, measureBundle, type BundleMeasure } from '../../bench/bundle-size.js';
+import { createFixtureServer, type FixtureServer } from '../../src/testing/fixture-server.js';
+import { loadFixtures } from '../../src/testing/fixtures.js';
+import { packAndInstall, REPO_ROOT, type PackedPackage } from '../helpers/packed-package.js';
+import { describeWithBinary } from '../helpers/system-binary.js';
+
+/**
+ * The browser/edge build, as a user meets it: the package is built, packed and installed from
+ * the tarball once for this file; pages and bundles are built from that installation with
+ * esbuild for `--platform=browser` (so the `browser` export condition picks the build).
+ */
+
+/**
+ * Budget for the browser bundle of pool + Solana client (`getBalance`), minified and gzipped
+ * (level 9): 125 KiB. Measured at 113.4 KiB when set (tldts' public-suffix list ≈ 40 % of the
+ * minified bytes, zod ≈ 28 %, sturdy-rpc ≈ 27 %). Exceeding it fails this test.
+ */
+const GZIP_BUDGET_BYTES = 125 * 1024;
+
+/** Every public sub-path a browser or edge user imports (`sturdy-rpc/testing` is Node-only: it starts servers). */
+const BROWSER_SUBPATHS = ['sturdy-rpc', 'sturdy-rpc/solana', 'sturdy-rpc/evm', 'sturdy-rpc/fetch', 'sturdy-rpc/viem', 'sturdy-rpc/kit', 'sturdy-rpc/ethers', 'sturdy-rpc/testing/msw'];
+
+const HOOK_TIMEOUT_MS = 240_000;
+let packed: PackedPackage | undefined;
+let packing: Promise<PackedPackage> | undefined;
+/** Built once per file, whichever suite asks first. */
+const installed = () => (packing ??= packAndInstall().then((p) => (packed = p)));
+afterAll(() => packed?.dispose());
+
+/** Bundles `source` for the browser from the installed app; returns the code and every input file. */
+async function bundleForBrowser(source: string, appDir: string, external: readonly string[] = []): Promise<{ code: string; inputs: string[] }> {
+  const result = await esbuild.build({
+    stdin: { contents: source, resolveDir: appDir, loader: 'js', sourcefile: 'page.js' },
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    metafile: true,
+    external: [...external],
+    logLevel: 'silent',
+  });
+  return { code: result.outputFiles[0]?.text ?? '', inputs: Object.keys(result.metafile.inputs) };
+}
+
+describe('the browser/edge build of the installed package', () => {
+  let appDir = '';
+  beforeAll(async () => {
+    appDir = (await installed()).appDir;
+  }, HOOK_TIMEOUT_MS);
+
+  it('bundles every browser sub-path for --platform=browser with no undici and no node: module in the graph', async () => {
+    for (const subpath of BROWSER_SUBPATHS) {
+      // ethers and msw are optional peers, not installed here: the user's bundle brings them.
+      const { inputs } = await bundleForBrowser(`export * from '${subpath}';`, appDir, ['ethers', 'msw']);
+      expect(inputs.filter((input) => /undici|^node:|\/node_modules\/sturdy-rpc\/dist\/(?!browser\/)/.test(input)), subpath).toEqual([]);
+      expect(inputs.some((input) => input.includes('node_modules/sturdy-rpc/dist/browser/')), subpath).toBe(true);
+    }
+  });
+
+  it('resolves the Node build (with undici) for --platform=node and the browser build for worker and edge-light conditions', async () => {
+    const node = await esbuild.build({
+      stdin: { contents: `export * from 'sturdy-rpc';`, resolveDir: appDir, loader: 'js' },
+      bundle: true, format: 'esm', platform: 'node', write: false, metafile: true, logLevel: 'silent',
+    });
+    const nodeInputs = Object.keys(node.metafile.inputs);
+    expect(nodeInputs.some((input) => input.includes('node_modules/undici/'))).toBe(true);
+    expect(nodeInputs.some((input) => input.includes('sturdy-rpc/dist/browser/'))).toBe(false);
+    for (const condition of ['worker', 'edge-light']) {
+      const edge = await esbuild.build({
+        stdin: { contents: `export * from 'sturdy-rpc';`, resolveDir: appDir, loader: 'js' },
+        bundle: true, format: 'esm', platform: 'neutral', mainFields: ['module', 'main'], conditions: [condition],
+        write: false, metafile: true, logLevel: 'silent',
+      });
+      const inputs = Object.keys(edge.metafile.inputs);
+      expect(inputs.filter((input) => /undici|^node:/.test(input)), condition).toEqual([]);
+      expect(inputs.some((input) => input.includes('sturdy-rpc/dist/browser/index.js')), condition).toBe(true);
+    }
+  });
+
+  it(`keeps pool + Solana client under ${GZIP_BUDGET_BYTES / 1024} KiB minified and gzipped, with zod's English locale only`, async () => {
+    const entry = COMPARED_ENTRIES[0]!;
+    const measure: BundleMeasure = await measureBundle(entry, appDir);
+    writeFileSync(join(packed!.dir, 'bundle-size.json'), JSON.stringify(measure, null, 2));
+    expect(measure.gzippedBytes).toBeLessThanOrEqual(GZIP_BUDGET_BYTES);
+    expect(measure.inputs.filter((input) => /\/zod\/.*\/locales\/(?!en\.js)/.test(input))).toEqual([]);
+    expect(measure.inputs.filter((input) => /undici|^node:/.test(input))).toEqual([]);
+    // The entry really holds the pool and the client (a budget met by an empty bundle proves nothing).
+    expect(measure.bytesByPackage['sturdy-rpc']).toBeGreaterThan(20_000);
+  });
+});
+
+describeWithBinary('chromium', 'apt-get install -y chromium', 'a pool in real Chromium, bundled from the packed tarball', (chromiumPath) => {
+  let browser: Browser | undefined;
+  let failing: FixtureServer | undefined;
+  let answering: FixtureServer | undefined;
+  let pageServer: Server | undefined;
+  let pageUrl = '';
+
+  beforeAll(async () => {
+    const { appDir } = await installed();
+    // The page calls the pool with no `executor`: the browser build's default must be fetch.
+    const page = await bundleForBrowser(
+      `import { HttpTransportPool, createUndiciExecutor } from 'sturdy-rpc';
+import { createSolanaClient } from 'sturdy-rpc/solana';
+window.runScenario = async (failingUrl, answeringUrl) => {
+  const pool = new HttpTransportPool({
+    endpoints: [{ id: 'primary', url: failingUrl, tier: 0 }, { id: 'backup', url: answeringUrl, tier: 1 }],
+    retry: { maxRetries: 2, initialBackoffMs: 1, maxBackoffMs: 5 },
+  });
+  const attempts = [];
+  pool.on('attempt', (e) => attempts.push(e.endpointId));
+  const failures = [];
+  pool.on('failure', (e) => failures.push({ endpointId: e.endpointId, cause: e.cause }));
+  const { value, slot } = await createSolanaClient(pool).getBalance('83astBRguLMdt2h5U1Tpdq5tjFoJ6noeGwaoBRRS3w5a');
+  const snapshot = pool.snapshot();
+  let undici = 'no error';
+  try { createUndiciExecutor(); } catch (e) { undici = e.code; }
+  await pool.close();
+  const report = {
+    balance: value.toString(), balanceType: typeof value, slot: slot.toString(), attempts, failures, undici,
+    roles: snapshot.roles.filter((r) => r.kind === 'read').map((r) => ({ endpointId: r.endpointId, successes: r.successes, failures: r.failures, availability: r.availability })),
+  };
+  document.body.textContent = JSON.stringify(report, null, 2);
+  return report;
+};`,
+      appDir,
+    );
+    const html = '<!doctype html><meta charset="utf-8"><title>sturdy-rpc in Chromium</title><pre id="out"></pre><script type="module" src="/page.js"></script>';
+    pageServer = createServer((req, res) => {
+      if (req.url === '/page.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(page.code);
+      else res.writeHead(200, { 'content-type': 'text/html' }).end(html);
+    });
+    await new Promise<void>((resolve) => pageServer!.listen(0, '127.0.0.1', resolve));
+    pageUrl = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}/`;
+
+    const fixtures = loadFixtures([join(REPO_ROOT, 'fixtures/solana-getBalance-u64-max.json')]);
+    failing = await createFixtureServer({ fixtures, cors: true, behaviours: [{ type: 'http-error', status: 503 }] });
+    answering = await createFixtureServer({ fixtures, cors: true });
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      headless: true,
+      args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  }, HOOK_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await browser?.close();
+    await failing?.close();
+    await answering?.close();
+    await new Promise((resolve) => (pageServer === undefined ? resolve(undefined) : pageServer.close(resolve)));
+    pageServer?.closeAllConnections();
+  });
+
+  it('fails over from the failing node to the answering one and reports the u64 balance exactly', async () => {
+    const page = await browser!.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    await page.goto(pageUrl);
+    await page.waitForFunction(() => typeof (window as unknown as { runScenario?: unknown }).runScenario === 'function', undefined, { timeout: 10_000 });
+    const report = await page.evaluate(
+      ([a, b]) => (window as unknown as { runScenario: (a: string, b: string) => Promise<unknown> }).runScenario(a!, b!),
+      [failing!.url, answering!.url],
+    );
+    const screenshot = join(packed!.dir, 'chromium-failover.png');
+    await page.screenshot({ path: screenshot, fullPage: true });
+    await page.close();
+
+    expect(report).toEqual({
+      balance: '18446744073709551615', // u64::MAX, > 2^53: a JSON.parse-based client shows 18446744073709552000
+      balanceType: 'bigint',
+      slot: '341197053',
+      attempts: ['primary', 'backup'],
+      failures: [{ endpointId: 'primary', cause: 'temporary-http' }],
+      undici: 'INVALID_CONFIG',
+      roles: [
+        { endpointId: 'primary', successes: 0, failures: 1, availability: 'degraded' },
+        { endpointId: 'backup', successes: 1, failures: 0, availability: 'available' },
+      ],
+    });
+    expect(pageErrors).toEqual([]);
+    // What the servers saw: one call each, through CORS (the preflights are not calls).
+    expect(failing!.count('getBalance')).toBe(1);
+    expect(answering!.count('getBalance')).toBe(1);
+    expect(readFileSync(screenshot).subarray(1, 4).toString()).toBe('PNG');
+    expect(statSync(screenshot).size).toBeGreaterThan(1_000);
+    expect(readdirSync(packed!.dir)).toContain('chromium-failover.png');
+  });
+});
