@@ -33,6 +33,7 @@ export type {
 } from './config/types.js';
 export { TransportError, isTransportError, type AttemptRecord, type ConfigIssue, type TransportErrorContextByCode } from './errors/transport-error.js';
 export { TRANSPORT_ERROR_CODES, type TransportErrorCode } from './errors/codes.js';
+export type { WaitingFor, WaitingReason } from './errors/waiting-for.js';
 export { redactUrl } from './errors/redact.js';
 export {
   evaluateTransportRetry,

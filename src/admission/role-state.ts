@@ -1,5 +1,6 @@
 import type { NormalizedEndpoint, NormalizedRole } from '../config/normalize.js';
 import type { ExecutorTarget } from '../http/executor.js';
+import type { FailureCause } from '../retry/causes.js';
 import { MAX_PROVIDER_DELAY_MS } from '../retry/retry-after.js';
 import { DEFAULT_DECAY_MS } from '../balance/balancer.js';
 import { PeakEwma } from '../balance/peak-ewma.js';
@@ -63,6 +64,8 @@ export class RoleState {
   successes = 0;
   failures = 0;
   rateLimits = 0;
+  /** How the role's last failed attempt (or chain check) failed; explains a call that timed out waiting for it. */
+  lastFailureCause: FailureCause | undefined = undefined;
   /** Reputation band rank (0 best … 3 worst) cached from the tracker; 0 when reputation is off. */
   band = 0;
   /** The member count per band of this role's tier (set when the pool builds its tiers). */
@@ -169,14 +172,16 @@ export class RoleState {
     if (this.availability === 'degraded') this.availability = 'available';
   }
 
-  recordFailure(): void {
+  recordFailure(cause?: FailureCause): void {
     this.failures++;
+    if (cause !== undefined) this.lastFailureCause = cause;
     if (this.availability === 'available') this.availability = 'degraded';
   }
 
   /** Counts a rate limit and starts (or lengthens) the cooldown; returns its length in ms. */
   recordRateLimited(nowMs: number, providerDelayMs: number | undefined): number {
     this.rateLimits++;
+    this.lastFailureCause = 'rate-limited';
     return this.startCooldown(nowMs, providerDelayMs);
   }
 

@@ -1,5 +1,6 @@
 import type { DispatchState, FailureCause, RequestKind } from '../retry/causes.js';
 import type { TransportErrorCode } from './codes.js';
+import type { WaitingFor } from './waiting-for.js';
 
 /** One attempt of a call, as carried by errors and events. Never contains a URL. */
 export interface AttemptRecord {
@@ -22,7 +23,15 @@ export interface TransportErrorContextByCode {
   INVALID_CONFIG: { readonly issues: readonly ConfigIssue[] };
   INVALID_INPUT: { readonly field: string };
   NO_ENDPOINT: { readonly kind: RequestKind; readonly pinnedEndpoint?: string };
-  DEADLINE_EXCEEDED: { readonly timeoutMs: number };
+  DEADLINE_EXCEEDED: {
+    readonly timeoutMs: number;
+    /**
+     * When the call ran out of time waiting for an endpoint to admit it: every candidate and
+     * what kept it out (`chain-check` with the last check's failure, `benched`, `breaker`,
+     * `cooldown`, …). Absent when the time ran out during an attempt.
+     */
+    readonly waitingFor?: readonly WaitingFor[];
+  };
   ABORTED: Record<string, never>;
   RATE_LIMITED: { readonly retryAfterMs?: number };
   RETRIES_EXHAUSTED: { readonly lastCause: FailureCause | undefined };

@@ -6,7 +6,8 @@ import type { RoleState } from '../admission/role-state.js';
 import type { OperatorCeiling } from '../balance/operator-ceiling.js';
 import type { TimerHandle } from '../clock.js';
 import type { TierRotation } from '../concentration/rotation.js';
-import type { RequestKind } from '../retry/causes.js';
+import type { FailureCause, RequestKind } from '../retry/causes.js';
+import type { Exclusion } from './waiting-for.js';
 
 /** The roles of one priority tier of one kind, with their rotation. */
 export interface Tier {
@@ -74,10 +75,14 @@ export interface CandidateFilter {
    * One comparison when nothing is due.
    */
   refreshDue(nowMs: number): number;
+  /** Why an excluded role is out, for the error of a call that timed out waiting (optional: undefined = not said). */
+  exclusionOf?(role: RoleState, nowMs: number): Exclusion | undefined;
 }
 
 /** The chain guard, seen from admission: roles flagged `chainPending` wait for their endpoint's check. */
 export interface ChainGate {
   /** Starts the endpoint's check if due; returns when to look again (infinity while one runs). */
   pending(role: RoleState, nowMs: number): number;
+  /** An unverified endpoint's check, for the error of a call that timed out waiting (optional). */
+  checkOf?(endpointId: string): { readonly lastCause: FailureCause | undefined; readonly nextCheckAtMs: number } | undefined;
 }

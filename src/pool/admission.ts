@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import { TransportError } from '../errors/transport-error.js';
 import type { Balancer } from '../balance/balancer.js';
 import type { AdmissionRequest, CandidateFilter, ChainGate, KindGroup, Tier, Waiter } from './admission-model.js';
+import { describeWaitingFor, waitingForOf, type WaitingFor } from './waiting-for.js';
 
 export function abortedError(signal: AbortSignal | undefined): TransportError<'ABORTED'> {
   return new TransportError('ABORTED', 'The call was aborted by the caller', { context: {}, cause: signal?.reason });
@@ -44,11 +45,7 @@ export class Admission {
       const remaining = request.deadlineMs - this.clock.now();
       waiter.deadlineTimer = this.clock.setTimer(() => {
         this.remove(waiter);
-        reject(
-          new TransportError('DEADLINE_EXCEEDED', `No endpoint could admit a '${group.kind}' call within ${request.timeoutMs} ms`, {
-            context: { timeoutMs: request.timeoutMs },
-          }),
-        );
+        reject(this.deadlineError(request, this.clock.now(), 'could'));
       }, remaining);
       if (request.signal) {
         const signal = request.signal;
@@ -102,9 +99,28 @@ export class Admission {
         context: { retryAfterMs },
       });
     }
-    return new TransportError('DEADLINE_EXCEEDED', `No endpoint can admit a '${kind}' call within ${request.timeoutMs} ms`, {
-      context: { timeoutMs: request.timeoutMs },
+    return this.deadlineError(request, now, 'can');
+  }
+
+  /** `DEADLINE_EXCEEDED` from admission, saying what each candidate was waiting for (`context.waitingFor`, and in words). */
+  private deadlineError(request: AdmissionRequest, now: number, tense: 'can' | 'could'): TransportError<'DEADLINE_EXCEEDED'> {
+    const waitingFor = this.waitingFor(request, now);
+    const why = waitingFor.length === 0 ? '' : `; waiting for ${describeWaitingFor(waitingFor)}`;
+    return new TransportError('DEADLINE_EXCEEDED', `No endpoint ${tense} admit a '${request.group.kind}' call within ${request.timeoutMs} ms${why}`, {
+      context: { timeoutMs: request.timeoutMs, waitingFor },
     });
+  }
+
+  /** Each candidate of the request (the pin alone when pinned) and what keeps it from admitting now. */
+  waitingFor(request: AdmissionRequest, now: number): WaitingFor[] {
+    const filter = this.filter;
+    const chainGate = this.chainGate;
+    const sources = {
+      exclusionOf: (role: RoleState, nowMs: number) => filter.exclusionOf?.(role, nowMs),
+      chainCheckOf: (endpointId: string) => chainGate?.checkOf?.(endpointId),
+    };
+    const roles = request.pin ? [request.pin] : request.group.roles;
+    return roles.map((role) => waitingForOf(role, now, sources, request.avoid, request.avoidUntilMs));
   }
 
   /** Rejects every waiter (pool close), or those `which` selects. */

@@ -4,6 +4,7 @@ import type { ClassifiedFailure } from '../http/outcome.js';
 import type { SentTransactionId } from '../jsonrpc/transaction-id.js';
 import type { RetryClass } from '../retry/causes.js';
 import type { RetryStopReason } from '../retry/evaluate.js';
+import { describeWaitingFor } from './waiting-for.js';
 
 /** What a call knows when it fails. */
 export interface FailedCall {
@@ -84,8 +85,11 @@ export function failWhileWaiting(error: unknown, call: FailedCall, closed: Trans
   if (source.code === 'DEADLINE_EXCEEDED' && callTimeoutMs !== undefined) {
     // Waiting for a retry's admission ran into the call's deadline: report the call's budget, not what was left of it.
     const timeoutMs = Math.round(callTimeoutMs);
-    return new TransportError('DEADLINE_EXCEEDED', `${call.method} did not complete within ${timeoutMs} ms${summary(call.attempts)}`, {
-      context: { timeoutMs },
+    // Keep what admission said it was waiting for: with no attempt made, it is the only clue.
+    const { waitingFor } = (source as TransportError<'DEADLINE_EXCEEDED'>).context;
+    const why = waitingFor === undefined || waitingFor.length === 0 ? '' : `; waiting for ${describeWaitingFor(waitingFor)}`;
+    return new TransportError('DEADLINE_EXCEEDED', `${call.method} did not complete within ${timeoutMs} ms${why}${summary(call.attempts)}`, {
+      context: waitingFor === undefined ? { timeoutMs } : { timeoutMs, waitingFor },
       method: call.method,
       endpointId: call.attempts.at(-1)?.endpointId,
       attempts: call.attempts,

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import { invalidConfig } from '../config/normalize.js';
 import type { HttpTransportPoolOptions } from '../config/types.js';
 import { TransportError, type ConfigIssue } from '../errors/transport-error.js';
-import type { RequestKind } from '../retry/causes.js';
+import type { FailureCause, RequestKind } from '../retry/causes.js';
 import type { RoleState } from '../admission/role-state.js';
 import { failureOf } from '../http/classify.js';
 import type { ClassifiedFailure, ClassifiedOutcome } from '../http/outcome.js';
@@ -108,6 +108,8 @@ interface Entry {
   /** When a failed check may be asked again. */
   nextCheckAtMs: number;
   failures: number;
+  /** How the last failed check failed. */
+  lastFailureCause: FailureCause | undefined;
 }
 
 /**
@@ -136,12 +138,19 @@ export class ChainGuard {
       role.chainPending = checked;
       const entry = this.#entries.get(role.endpointId);
       if (entry) entry.roles.push(role);
-      else this.#entries.set(role.endpointId, { status: checked ? 'unverified' : 'unchecked', role, roles: [role], checking: false, nextCheckAtMs: 0, failures: 0 });
+      else this.#entries.set(role.endpointId, { status: checked ? 'unverified' : 'unchecked', role, roles: [role], checking: false, nextCheckAtMs: 0, failures: 0, lastFailureCause: undefined });
     }
   }
 
   status(endpointId: string): ChainStatus {
     return this.#entries.get(endpointId)?.status ?? 'unchecked';
+  }
+
+  /** An unverified endpoint's check: how the last one failed and when the next may start (a running check: now). */
+  checkOf(endpointId: string): { readonly lastCause: FailureCause | undefined; readonly nextCheckAtMs: number } | undefined {
+    const entry = this.#entries.get(endpointId);
+    if (entry === undefined || entry.status !== 'unverified') return undefined;
+    return { lastCause: entry.lastFailureCause, nextCheckAtMs: entry.checking ? 0 : entry.nextCheckAtMs };
   }
 
   /**
@@ -188,6 +197,7 @@ export class ChainGuard {
   #failed(entry: Entry, failure: ClassifiedFailure): void {
     entry.checking = false;
     entry.failures++;
+    entry.lastFailureCause = failure.cause;
     // A throttled check waits as long as the provider asked, if that is longer.
     const pauseMs = Math.max(Math.min(RECHECK_MAX_MS, RECHECK_FIRST_MS * 2 ** (entry.failures - 1)), failure.providerDelayMs ?? 0);
     entry.nextCheckAtMs = this.#clock.now() + pauseMs;

@@ -286,7 +286,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       if (hedging?.hasPeers) hedging.quantile.observe(latencyMs);
     },
     onFailure: (role, cause: FailureCause, failure: ClassifiedFailure | undefined, elapsedMs?: number) => {
-      role.recordFailure();
+      role.recordFailure(cause);
       // A timed-out attempt took at least this long: the latency estimate must know.
       if (cause === 'timeout' && elapsedMs !== undefined) this.#balancer?.observeAtLeast(role, elapsedMs, this.#clock.now());
       this.#health.recordFailure(role, cause, failure);

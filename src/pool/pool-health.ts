@@ -12,6 +12,7 @@ import { createReputationTracker, type ReputationChange, type ReputationTracker,
 import type { FailureCause } from '../retry/causes.js';
 import type { CandidateFilter } from './admission-model.js';
 import type { PoolEvents } from './events.js';
+import type { Exclusion } from './waiting-for.js';
 
 /** Reputation view of one endpoint, as shown in snapshots. */
 export type EndpointReputationView = Omit<ReputationView, 'eligible'>;
@@ -90,6 +91,21 @@ export class PoolHealth implements CandidateFilter {
   excludedUntil(role: RoleState, nowMs: number): number {
     if (role.benchedUntilMs > nowMs) return role.benchedUntilMs;
     return role.healthRefreshAtMs;
+  }
+
+  /**
+   * Why an excluded role is out (host breaker, reputation cooldown, score under the
+   * eligibility score); undefined when it is not. When both a breaker and a bench hold it,
+   * the one that ends last is what it waits for.
+   */
+  exclusionOf(role: RoleState, nowMs: number): Exclusion | undefined {
+    if (!this.isExcluded(role, nowMs)) return undefined;
+    const breakerUntilMs = nowMs + this.breakerRemainingMs(role.endpointId, nowMs);
+    const benchUntilMs = this.health?.tracker.view(this.health.keyOf.get(role.endpointId)!, nowMs).cooldownRemainingMs ?? 0;
+    const benchedUntilMs = nowMs + benchUntilMs;
+    if (benchedUntilMs > nowMs && benchedUntilMs >= breakerUntilMs) return { reason: 'benched', untilMs: benchedUntilMs };
+    if (breakerUntilMs > nowMs) return { reason: 'breaker', untilMs: breakerUntilMs };
+    return { reason: 'below-threshold', untilMs: role.healthRefreshAtMs };
   }
 
   /** Pool-collapse guard: when every candidate is excluded, keep those with the best score (broken hosts included). */
