@@ -10,7 +10,7 @@ export type Availability = 'available' | 'degraded' | 'rate-limited';
 
 
 /**
- * `max(pause, min(providerDelay, 60 000))` — DESIGN §4.1. The cap means a buggy
+ * `max(pause, min(providerDelay, 60 000))`. The cap means a buggy
  * `Retry-After: 86400` cannot bench an endpoint for a day.
  */
 export function rateLimitCooldownMs(pauseAfterRateLimitMs: number, providerDelayMs: number | undefined): number {

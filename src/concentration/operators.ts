@@ -1,7 +1,7 @@
 import { registrableDomain } from './registrable-domain.js';
 
 /**
- * Operator grouping for the concentration cap (DESIGN §4.5).
+ * Operator grouping for the concentration cap.
  *
  * An operator name is shown in snapshots and `reshape` events, so it is built only from
  * parts of a URL that are never secret: the registrable domain (eTLD+1), an IP literal,

@@ -1,6 +1,6 @@
 /**
  * Rotation over the members of one tier: the order in which the pool's admission loop
- * offers a call to the tier's members (DESIGN §4.1 "then rotation").
+ * offers a call to the tier's members (after tier and reputation band, rotation decides).
  */
 
 /**

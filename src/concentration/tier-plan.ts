@@ -74,7 +74,7 @@ export interface TierPlan {
 }
 
 /**
- * Decides how the cap shapes one tier (DESIGN §4.5): fast path when
+ * Decides how the cap shapes one tier: fast path when
  * {@link needsReshaping} says so, otherwise `waterFill` over the operators' member counts.
  */
 export function planTier(options: PlanTierOptions): TierPlan {

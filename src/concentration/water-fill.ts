@@ -1,5 +1,5 @@
 /**
- * The arithmetic of the per-operator traffic cap (DESIGN §4.5), as pure functions.
+ * The arithmetic of the per-operator traffic cap (operators above the cap hand their excess to the others), as pure functions.
  */
 
 /**
@@ -19,7 +19,7 @@ export function isCapEnabled(maxOperatorShare: number): boolean {
 
 /**
  * Whether a cap can be honoured by `operatorCount` operators at all: `M` operators can
- * each stay at or under the cap only when `cap·M ≥ 1`; DESIGN §4.5 calls `cap·M ≤ 1`
+ * each stay at or under the cap only when `cap·M ≥ 1`; `cap·M ≤ 1` counts as
  * infeasible (at exactly 1 every operator must sit at the cap, which is the uniform split).
  */
 export function isCapFeasible(maxOperatorShare: number, operatorCount: number): boolean {
@@ -78,7 +78,7 @@ export function waterFill(weights: readonly number[], maxOperatorShare: number):
 }
 
 /**
- * The fast-path test (DESIGN §4.5): does a tier whose operators have `operatorCounts`
+ * The fast-path test: does a tier whose operators have `operatorCounts`
  * members each need its rotation reshaped by the cap?
  *
  * `false` when the cap is disabled, when there is at most one operator (nobody to hand

@@ -5,7 +5,7 @@ import type { TierRotation } from './rotation.js';
 const SHARE_FLOOR = 1e-12;
 
 /**
- * Deterministic weighted rotation for a tier reshaped by the operator cap (DESIGN §4.5).
+ * Deterministic weighted rotation for a tier reshaped by the operator cap.
  *
  * Why not nginx's smooth weighted round-robin (pick the largest credit)? It only keeps an
  * operator within about one request of its target: with eight operators it drifts 1.046

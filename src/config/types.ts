@@ -81,7 +81,7 @@ export interface HttpTransportPoolOptions {
   readonly endpoints: readonly EndpointConfig[];
   readonly retry?: RetrySettings;
   readonly concentration?: ConcentrationSettings;
-  /** Reputation settings (DESIGN §4.4 defaults); `false` disables reputation and the host breaker. @default {} */
+  /** Reputation settings (score 0–100, initial 80, eligible at ≥ 30; every constant has a default); `false` disables reputation and the host breaker. @default {} */
   readonly reputation?: false | Readonly<Record<string, unknown>>;
   /** Chain profile for latency scoring. @default 'generic' */
   readonly chain?: 'solana' | 'evm' | 'generic';

@@ -1,5 +1,5 @@
 /**
- * Outcome classification (DESIGN §4.2): every raw outcome of one attempt becomes a result,
+ * Outcome classification: every raw outcome of one attempt becomes a result,
  * or a failure with cause × dispatch state × reputation signal × breaker failure ×
  * protocol violation × provider delay. The decisions live in one table, {@link RULES};
  * the functions below only pick a row.

@@ -1,5 +1,5 @@
 /**
- * JSON with exact integers (DESIGN §4.6). Lamports, wei and slots are u64/u128; routing
+ * JSON with exact integers. Lamports, wei and slots are u64/u128; routing
  * them through a JS `number` silently rounds anything above 2^53. Integers that a
  * `number` cannot hold exactly come back as `bigint`; every other number stays a
  * `number`, so consumers see the same values `JSON.parse` would give them.

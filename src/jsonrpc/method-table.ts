@@ -1,5 +1,5 @@
 /**
- * The method table (DESIGN §3): every standard Solana and EVM JSON-RPC method, classified
+ * The method table: every standard Solana and EVM JSON-RPC method, classified
  * by request kind (which endpoint roles may serve it) and retry class (whether it may be
  * sent again after a failure).
  *

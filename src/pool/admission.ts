@@ -10,7 +10,7 @@ export function abortedError(signal: AbortSignal | undefined): TransportError<'A
 }
 
 /**
- * The admission loop (DESIGN §4.1): try candidates in order (tier ↑, reputation band,
+ * The admission loop: try candidates in order (tier ↑, reputation band,
  * rotation); when none admits, wait FIFO per kind for the earliest refill, cooldown end,
  * permit release or exclusion expiry — never past the deadline.
  */

@@ -39,7 +39,7 @@ interface Health {
 }
 
 /**
- * Connects roles to reputation and the host breaker (DESIGN §4.4). Outcomes update the
+ * Connects roles to reputation and the host breaker. Outcomes update the
  * tracker and breaker; the results are cached on each role (band, bench end, next refresh
  * instant) so the admission loop pays two comparisons per candidate. `reputation: false`
  * turns both off.

@@ -1,5 +1,5 @@
 /**
- * Pool-collapse guard (DESIGN §4.4): filtering must never leave a call with no endpoint at
+ * Pool-collapse guard: filtering must never leave a call with no endpoint at
  * all when endpoints exist. If every candidate fails the filter, the least-bad ones stay.
  */
 

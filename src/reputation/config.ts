@@ -1,5 +1,5 @@
 /**
- * Reputation and host-breaker settings (DESIGN §4.4). Every constant of the PATH-gateway
+ * Reputation and host-breaker settings. Every constant of the PATH-gateway
  * model is configurable; `reputationConfigSchema.parse({})` yields the defaults. The pool
  * accepts `reputation: false` to switch the whole system off — that switch lives in the
  * pool's schema, not here.

@@ -1,5 +1,5 @@
 /**
- * The three cooldown detectors (DESIGN §4.4), as pure state transitions. Each keeps its
+ * The three cooldown detectors, as pure state transitions. Each keeps its
  * own cooldown and its own escalation history: a detector never reads another's state, so
  * a bench earned by one can neither escalate nor shorten another's.
  */

@@ -1,5 +1,5 @@
 /**
- * Host circuit breaker (DESIGN §4.4): one per hostname, over aligned tumbling windows.
+ * Host circuit breaker: one per hostname, over aligned tumbling windows.
  * It opens when a window holds at least `minFailures` failures at a failure rate of at
  * least `failureRate` (`failureRate + hysteresis` for a host readmitted less than
  * `memoryMs` ago), for 1, 2, 4, 8, 16, then 30 min on repeats within `memoryMs`.

@@ -1,5 +1,5 @@
 /**
- * Local reputation system and host circuit breaker (DESIGN §4.4): pure, synchronous
+ * Local reputation system and host circuit breaker: pure, synchronous
  * building blocks the pool wires to its clock and events. Internal entry point — the
  * package's public surface is `src/index.ts`.
  */

@@ -1,5 +1,5 @@
 /**
- * The additive score model (DESIGN §4.4): a score in [0, 100] moved by fixed deltas per
+ * The additive score model: a score in [0, 100] moved by fixed deltas per
  * signal, a success scaled by its latency, bands for admission order, and time-based
  * recovery computed on read.
  */

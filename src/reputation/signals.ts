@@ -1,5 +1,5 @@
 /**
- * Reputation signals (DESIGN §4.4). Success is scaled by a latency multiplier; failure
+ * Reputation signals. Success is scaled by a latency multiplier; failure
  * severities are fixed deltas; `none` is no-fault (caller abort, capability limits, our
  * own deadline cutting a healthy attempt, a cancelled hedge loser).
  */

@@ -1,4 +1,4 @@
-/** Why one attempt failed (DESIGN §4.2). */
+/** Why one attempt failed. */
 export type FailureCause =
   | 'connection'
   | 'timeout'
@@ -12,7 +12,7 @@ export type FailureCause =
   | 'aborted';
 
 /**
- * What the server may have seen of one attempt (DESIGN §4.2).
+ * What the server may have seen of one attempt.
  * - `not-dispatched`: provably never written to a socket.
  * - `rejected`: the server answered that it did not process it (429, 401/403, 408, unhealthy).
  * - `dispatched-ambiguous`: bytes may have reached a server and no definitive answer came.

@@ -55,7 +55,7 @@ const NEVER_RETRIED: ReadonlySet<FailureCause> = new Set(['request', 'rpc-applic
 const IDEMPOTENT_ONLY: ReadonlySet<FailureCause> = new Set(['invalid-response', 'capability']);
 
 /**
- * The retry decision (DESIGN §4.3), a pure function of its inputs.
+ * The retry decision, a pure function of its inputs.
  *
  * The rule that matters most: a `never-after-dispatch` call (sendTransaction,
  * eth_sendRawTransaction, unknown methods) whose attempt ended `dispatched-ambiguous` is

@@ -8,7 +8,7 @@
  * for hours.
  */
 
-/** The longest delay a provider may impose on one role (DESIGN §4.1). */
+/** The longest delay a provider may impose on one role. */
 export const MAX_PROVIDER_DELAY_MS = 60_000;
 
 /** Delta-seconds; decimals and a sign are tolerated (a negative delay means "now"). */

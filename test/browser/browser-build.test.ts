@@ -65,6 +65,13 @@ describe('the browser/edge build of the installed package', () => {
     }
   });
 
+  it('ships no reference to a file it does not ship: no "DESIGN §…" in any .d.ts, .js or README of the tarball', () => {
+    const root = join(appDir, 'node_modules/sturdy-rpc');
+    const files = (readdirSync(root, { recursive: true }) as string[]).filter((name) => /\.(d\.ts|js|md)$/.test(name));
+    expect(files.filter((name) => name.endsWith('.d.ts')).length).toBeGreaterThan(50);
+    expect(files.filter((name) => /DESIGN/.test(readFileSync(join(root, name), 'utf8')))).toEqual([]);
+  });
+
   it('resolves the Node build (with undici) for --platform=node and the browser build for worker and edge-light conditions', async () => {
     const node = await esbuild.build({
       stdin: { contents: `export * from 'sturdy-rpc';`, resolveDir: appDir, loader: 'js' },
