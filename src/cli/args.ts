@@ -16,6 +16,41 @@ export function isUsageError(error: unknown): boolean {
   return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
 }
 
+/**
+ * `--duration -5` → `--duration=-5`: a value that starts with one dash (a negative number,
+ * `-XYZ`) goes to the option before it, so the option's own check answers with a plain
+ * range error instead of parseArgs' "argument is ambiguous". `-h` stays a flag.
+ */
+export function foldDashValues(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const next = args[i + 1];
+    if (arg === '--') {
+      out.push(...args.slice(i));
+      break;
+    }
+    if (/^--[a-z][\w-]*$/.test(arg) && next !== undefined && /^-(?!-)./.test(next) && next !== '-h') {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
+}
+
+/** parseArgs' messages in plain words (an option left without its value); other errors unchanged. */
+export function plainArgumentError(error: unknown): unknown {
+  const code: unknown = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : undefined;
+  const message = error instanceof Error ? error.message : '';
+  const option = /Option '(--[\w-]+)/.exec(message)?.[1];
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option !== undefined && /ambiguous|argument missing/.test(message)) {
+    return new UsageError(`${option} needs a value`);
+  }
+  return error;
+}
+
 /** `value` as a positive number, `fallback` when absent. */
 export function positiveNumber(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { createRedactor, secretFragments } from '../errors/redact.js';
-import { isUsageError, UsageError, type CliCommand } from './args.js';
+import { readFileSync } from 'node:fs';
+import { foldDashValues, isUsageError, plainArgumentError, UsageError, type CliCommand } from './args.js';
 import { demoCommand } from './demo-command.js';
 import { probeCommand } from './probe-command.js';
 import { recordCommand } from './record-command.js';
@@ -16,7 +17,14 @@ ${COMMANDS.map((c) => `  ${c.name.padEnd(15)} ${c.summary}`).join('\n')}
 Run 'sturdy-rpc <command> --help' for a command's options.
 
 Options:
-  -h, --help       show this help`;
+  -h, --help       show this help
+  -V, --version    print the version`;
+
+/** The installed package's version (package.json sits two levels up from src/cli/ and dist/cli/). */
+function version(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return String(manifest.version);
+}
 
 /** Every `--url` value on the command line, for scrubbing error lines (defence in depth). */
 function urlArguments(argv: readonly string[]): string[] {
@@ -50,6 +58,10 @@ async function main(argv: readonly string[]): Promise<number> {
       console.log(USAGE);
       return 0;
     }
+    if (name === '-V' || name === '--version') {
+      console.log(version());
+      return 0;
+    }
     command = COMMANDS.find((c) => c.name === name);
     if (command === undefined) throw new UsageError(`unknown command '${name}'`);
     const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
@@ -57,9 +69,9 @@ async function main(argv: readonly string[]): Promise<number> {
       console.log(command.help);
       return 0;
     }
-    return await command.run(rest);
+    return await command.run(foldDashValues(rest));
   } catch (error) {
-    return reportError(error, command, argv);
+    return reportError(plainArgumentError(error), command, argv);
   }
 }
 
