@@ -10,9 +10,11 @@ import { formatTable } from './table.js';
 const HELP = `Usage: sturdy-rpc probe (--url <url> [--url <url> …] | --config <pool.json>) [options]
 
 Checks each endpoint: reachable, latency (p50 of --samples calls of a cheap method pinned to
-it), version, genesis hash and the network it names, health. An endpoint whose genesis hash
-differs from the majority's is flagged wrong-chain. URLs are only ever shown as scheme +
-registrable domain (https://…helius-rpc.com), also in --json.
+it: the node's time, and apart from it the time the pool waited to admit the call, e.g. under
+the endpoint's requestsPerSecond), version, genesis hash and the network it names, health. An
+endpoint whose genesis hash differs from the majority's is flagged wrong-chain. URLs are only
+ever shown as scheme + registrable domain (https://…helius-rpc.com), also in --json; an IP or
+localhost keeps its port (http://127.0.0.1:8899).
 
 Options:
   --url <url>         an endpoint (repeatable); ids default to <eTLD+1>-<index>
@@ -33,7 +35,8 @@ another chain (the report is still printed); 2 bad arguments.
     "majority": null | { "chain": "solana"|"evm", "genesisHash": string|null,
                          "network": string|null, "chainId": number|null, "endpoints": number },
     "endpoints": [ { "id": string, "endpoint": string (redacted), "reachable": boolean,
-                     "chain": "solana"|"evm"|null, "p50Ms": number|null, "latencySamples": number,
+                     "chain": "solana"|"evm"|null, "p50Ms": number|null (node time),
+                     "admissionWaitP50Ms": number|null, "latencySamples": number,
                      "version": string|null, "genesisHash": string|null, "network": string|null,
                      "chainId": number|null, "health": null | { "healthy": boolean, "detail": string|null },
                      "flag": null|"unreachable"|"wrong-chain"|"no-majority"|"unknown-chain",
@@ -83,15 +86,16 @@ function healthCell(row: ProbeEndpointResult): string {
   return row.health.healthy ? 'ok' : (row.health.detail ?? 'unhealthy');
 }
 
-/** The table: endpoint id, redacted URL, reachable, p50 ms, version, genesis/cluster, health, flag. */
+/** The table: endpoint id, redacted URL, reachable, node p50 ms, admission wait p50 ms, version, genesis/cluster, health, flag. */
 export function formatProbeTable(report: ProbeReport): string {
   const table = formatTable(
-    ['id', 'endpoint', 'reachable', 'p50 ms', 'version', 'genesis/cluster', 'health', 'flag'],
+    ['id', 'endpoint', 'reachable', 'node p50 ms', 'wait p50 ms', 'version', 'genesis/cluster', 'health', 'flag'],
     report.endpoints.map((row) => [
       row.id,
       row.endpoint,
       row.reachable ? 'yes' : 'no',
       row.p50Ms === null ? '-' : row.p50Ms.toFixed(1),
+      row.admissionWaitP50Ms === null ? '-' : row.admissionWaitP50Ms.toFixed(1),
       row.version ?? '-',
       genesisCell(row),
       healthCell(row),

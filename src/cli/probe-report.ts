@@ -27,13 +27,27 @@ export interface ProbeHealth {
 export interface ProbeEndpointResult {
   /** The endpoint id (from `--config`, else the pool default `<eTLD+1>-<index>`). */
   readonly id: string;
-  /** Scheme + registrable domain only, e.g. `https://…helius-rpc.com`. */
+  /**
+   * Scheme + registrable domain only, e.g. `https://…helius-rpc.com`; an IP or single-label
+   * host (`localhost`) keeps its port (`http://127.0.0.1:8899`). Never a path, query, userinfo
+   * or subdomain.
+   */
   readonly endpoint: string;
   readonly reachable: boolean;
   /** The chain family it answered as; `null` when unreachable or unknown. */
   readonly chain: ProbeChain | null;
-  /** Median latency of the successful samples, in ms; `null` when none succeeded. */
+  /**
+   * The node's time: median over the successful samples of the answering attempt's latency
+   * (request written to answer read), in ms — without the time the pool waited to admit the
+   * call (`admissionWaitP50Ms`); `null` when none succeeded.
+   */
   readonly p50Ms: number | null;
+  /**
+   * Median time each successful sample waited before its answering attempt started, in ms:
+   * the pool's admission (the endpoint's `requestsPerSecond`, `maxConcurrentRequests`, a
+   * rate-limit cooldown) and any failed attempt and backoff before it. `null` when none succeeded.
+   */
+  readonly admissionWaitP50Ms: number | null;
   /** Samples that succeeded (of `report.samples`). */
   readonly latencySamples: number;
   /** Solana `solana-core` version or EVM `web3_clientVersion`; `null` when not answered. */

@@ -53,10 +53,13 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
     reputation: false,
     concentration: { maxOperatorShare: 0 },
   });
+  // The node's own time of each answered call: the answering attempt's latency, without admission waits.
+  const nodeTimeMs = new Map<string, number>();
+  pool.on('success', (event) => nodeTimeMs.set(event.endpointId, event.latencyMs));
   try {
     const ids = pool.snapshot().endpoints.map((endpoint) => endpoint.endpointId);
     const rows = await Promise.all(
-      options.endpoints.map((endpoint, index) => probeEndpoint(pool, ids[index] ?? String(index), endpoint.url, options)),
+      options.endpoints.map((endpoint, index) => probeEndpoint(pool, ids[index] ?? String(index), endpoint.url, options, nodeTimeMs)),
     );
     return buildProbeReport(rows, options.samples);
   } finally {
@@ -64,7 +67,13 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
   }
 }
 
-async function probeEndpoint(pool: HttpTransportPool, id: string, url: string, options: ProbeOptions): Promise<ProbedEndpoint> {
+async function probeEndpoint(
+  pool: HttpTransportPool,
+  id: string,
+  url: string,
+  options: ProbeOptions,
+  nodeTimeMs: Map<string, number>,
+): Promise<ProbedEndpoint> {
   const pin: RequestOptions = { endpoint: id, timeoutMs: options.timeoutMs };
   const call = async <T>(run: () => Promise<T>): Promise<CallResult<T>> => {
     try {
@@ -81,6 +90,7 @@ async function probeEndpoint(pool: HttpTransportPool, id: string, url: string, o
     reachable: false,
     chain: null,
     p50Ms: null,
+    admissionWaitP50Ms: null,
     latencySamples: 0,
     version: null,
     genesisHash: null,
@@ -145,14 +155,21 @@ async function probeEndpoint(pool: HttpTransportPool, id: string, url: string, o
   }
 
   const cheap = chain === 'solana' ? (): Promise<unknown> => sol.getGenesisHash(pin) : (): Promise<unknown> => evm.getChainId(pin);
+  // Samples of one endpoint run one after another, so its last success event is this sample's.
   const latencies: number[] = [];
+  const waits: number[] = [];
   for (let i = 0; i < options.samples; i++) {
+    nodeTimeMs.delete(id);
     const started = performance.now();
     const sample = await call(cheap);
-    if (sample.ok) latencies.push(performance.now() - started);
-    else errors.push(sample.text);
+    const totalMs = performance.now() - started;
+    const nodeMs = nodeTimeMs.get(id);
+    if (sample.ok && nodeMs !== undefined) {
+      latencies.push(nodeMs);
+      waits.push(Math.max(0, totalMs - nodeMs));
+    } else if (!sample.ok) errors.push(sample.text);
   }
-  return { ...row, p50Ms: median(latencies), latencySamples: latencies.length, error: errors[0] ?? null };
+  return { ...row, p50Ms: median(latencies), admissionWaitP50Ms: median(waits), latencySamples: latencies.length, error: errors[0] ?? null };
 }
 
 function healthOf(health: { readonly healthy: boolean; readonly message?: string }): ProbeHealth {

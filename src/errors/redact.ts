@@ -6,9 +6,10 @@ const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 /**
  * Scheme and registrable domain only: `https://…helius-rpc.com`. Used where a person must
  * recognise an endpoint (CLI tables, recorded fixtures); keys hidden in subdomains, paths,
- * queries, ports and userinfo are dropped. IP literals and single-label hosts (`localhost`,
- * `geth`) are shown as they are; a host without an ICANN suffix (`key123.internal`,
- * `a.key123.local`) keeps only its last label (`http://…local`).
+ * queries and userinfo are dropped, and so is the port of a named host. IP literals and
+ * single-label hosts (`localhost`, `geth`) are shown as they are, with their port
+ * (`http://127.0.0.1:8899`), so two local nodes can be told apart; a host without an ICANN
+ * suffix (`key123.internal`, `a.key123.local`) keeps only its last label (`http://…local`).
  */
 export function redactUrl(url: string): string {
   let parsed: URL;
@@ -18,7 +19,7 @@ export function redactUrl(url: string): string {
     return '<invalid url>';
   }
   const host = parsed.hostname;
-  if (host.startsWith('[') || IPV4.test(host) || !host.includes('.')) return `${parsed.protocol}//${host}`;
+  if (host.startsWith('[') || IPV4.test(host) || !host.includes('.')) return `${parsed.protocol}//${host}${parsed.port === '' ? '' : `:${parsed.port}`}`;
   const domain = registrableDomain(host);
   if (domain === undefined) return `${parsed.protocol}//…${host.split('.').filter((label) => label !== '').at(-1) ?? ''}`;
   return `${parsed.protocol}//${domain === host ? '' : '…'}${domain}`;

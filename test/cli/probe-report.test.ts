@@ -12,6 +12,7 @@ function row(id: string, facts: Partial<ProbedEndpoint> = {}): ProbedEndpoint {
     reachable: true,
     chain: 'solana',
     p50Ms: 1,
+    admissionWaitP50Ms: 0,
     latencySamples: 1,
     version: '2.2.1',
     genesisHash: MAINNET,

@@ -48,13 +48,15 @@ function expectProbeSchema(report: ProbeReport): void {
   expect(Array.isArray(report.endpoints)).toBe(true);
   for (const row of report.endpoints) {
     expect(Object.keys(row).sort()).toEqual(
-      ['chain', 'chainId', 'endpoint', 'error', 'flag', 'genesisHash', 'health', 'id', 'latencySamples', 'network', 'p50Ms', 'reachable', 'version'].sort(),
+      ['admissionWaitP50Ms', 'chain', 'chainId', 'endpoint', 'error', 'flag', 'genesisHash', 'health', 'id', 'latencySamples', 'network', 'p50Ms', 'reachable', 'version'].sort(),
     );
     expect(typeof row.id).toBe('string');
-    expect(row.endpoint).toMatch(/^https?:\/\/[^/:@?]*$/);
+    // Scheme and host only; a port only after an IP or a single-label host.
+    expect(row.endpoint).toMatch(/^https?:\/\/(?:[^/:@?]*|(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:]+\]|[a-z0-9-]+):\d+)$/);
     expect(typeof row.reachable).toBe('boolean');
     expect([null, 'solana', 'evm']).toContain(row.chain);
     expect(row.p50Ms === null || typeof row.p50Ms === 'number').toBe(true);
+    expect(row.admissionWaitP50Ms === null || typeof row.admissionWaitP50Ms === 'number').toBe(true);
     expect(Number.isInteger(row.latencySamples)).toBe(true);
     for (const key of ['version', 'genesisHash', 'network', 'error'] as const) expect(row[key] === null || typeof row[key] === 'string').toBe(true);
     expect(row.chainId === null || typeof row.chainId === 'number').toBe(true);
@@ -73,12 +75,13 @@ describe('sturdy-rpc probe', () => {
     expect(result.stderr).toBe('');
     expect(result.code, result.stderr).toBe(0);
     const [header, ...rows] = result.stdout.trim().split('\n');
-    expect(header?.split(/\s{2,}/)).toEqual(['id', 'endpoint', 'reachable', 'p50 ms', 'version', 'genesis/cluster', 'health', 'flag']);
+    expect(header?.split(/\s{2,}/)).toEqual(['id', 'endpoint', 'reachable', 'node p50 ms', 'wait p50 ms', 'version', 'genesis/cluster', 'health', 'flag']);
     expect(rows).toHaveLength(2);
-    for (const row of rows) {
-      const pattern = `^127\\.0\\.0\\.1-\\d\\s+http://127\\.0\\.0\\.1\\s+yes\\s+\\d+\\.\\d\\s+${escape(SOLANA_VERSION)}\\s+5eykt4…2N9d \\(mainnet-beta\\)\\s+ok$`;
-      expect(row).toMatch(new RegExp(pattern));
-    }
+    // Two local nodes differ by their port.
+    [a, b].forEach((node, i) => {
+      const pattern = `^127\\.0\\.0\\.1-${i}\\s+http://127\\.0\\.0\\.1:${node.port}\\s+yes\\s+\\d+\\.\\d\\s+\\d+\\.\\d\\s+${escape(SOLANA_VERSION)}\\s+5eykt4…2N9d \\(mainnet-beta\\)\\s+ok$`;
+      expect(rows[i]).toMatch(new RegExp(pattern));
+    });
     // Latency samples are pinned calls: each server saw 3 samples + the genesis detection call.
     expect(a.count('getGenesisHash')).toBe(4);
     expect(b.count('getGenesisHash')).toBe(4);
@@ -96,7 +99,7 @@ describe('sturdy-rpc probe', () => {
       majority: { chain: 'solana', genesisHash: MAINNET, network: 'mainnet-beta', chainId: null, endpoints: 1 },
     });
     expect(report.endpoints[0]).toMatchObject({
-      endpoint: 'http://127.0.0.1',
+      endpoint: `http://127.0.0.1:${node.port}`,
       reachable: true,
       chain: 'solana',
       latencySamples: 2,
@@ -129,7 +132,7 @@ describe('sturdy-rpc probe', () => {
     expect(result.code, result.stderr).toBe(1);
     const rows = result.stdout.trim().split('\n');
     expect(rows[1]).toMatch(/^127\.0\.0\.1-0\s.*\byes\b.*mainnet-beta/);
-    expect(rows[2]).toMatch(/^127\.0\.0\.1-1\s+http:\/\/127\.0\.0\.1\s+no\s+-\s+-\s+-\s+-\s+unreachable$/);
+    expect(rows[2]).toMatch(/^127\.0\.0\.1-1\s+http:\/\/127\.0\.0\.1:\d+\s+no\s+-\s+-\s+-\s+-\s+-\s+unreachable$/);
     expect(result.stdout).toContain('127.0.0.1-1: connection refused (ECONNREFUSED)');
     expect(result.stderr.trim().split('\n')).toEqual(['sturdy-rpc probe: probe failed: 1 of 2 unreachable (127.0.0.1-1)']);
     expect(result.stderr).not.toMatch(/\n\s+at /);
@@ -150,7 +153,9 @@ describe('sturdy-rpc probe', () => {
       expect(result.stdout).toContain('127.0.0.1-0');
       const output = `${result.stdout}\n${result.stderr}`;
       for (const secret of secrets) expect(output.toLowerCase()).not.toContain(secret.toLowerCase());
-      expect(output).not.toContain(`:${port}`);
+      // The port shows only after the IP; the `.localhost` subdomain row shows neither it nor the port.
+      expect(output.replaceAll(`http://127.0.0.1:${port}`, '')).not.toContain(`:${port}`);
+      expect(output).toContain(`http://127.0.0.1:${port}`);
     }
   });
 
@@ -189,6 +194,23 @@ describe('sturdy-rpc probe', () => {
     expect(result.stdout).not.toContain('keyPATHabc123');
     expect(result.stdout).not.toContain('hdrKEY123456');
   });
+
+  it('reports the node’s time apart from the admission wait: requestsPerSecond 2 shows as wait, not as node latency', async () => {
+    const node = await solanaNode();
+    const dir = await mkdtemp(join(tmpdir(), 'sturdy-probe-'));
+    dirs.push(dir);
+    const config = join(dir, 'pool.json');
+    await writeFile(config, JSON.stringify({ endpoints: [{ id: 'metered', url: node.url, requestsPerSecond: 2 }] }));
+    const result = await runCli(['probe', '--config', config, '--samples', '3', '--json'], 20_000);
+    expect(result.code, result.stderr).toBe(0);
+    const row = (JSON.parse(result.stdout) as ProbeReport).endpoints[0]!;
+    expect(row.latencySamples).toBe(3);
+    // The burst (2 tokens) went to detection and getVersion; health and every sample wait ~500 ms for a token.
+    expect(row.admissionWaitP50Ms).toBeGreaterThanOrEqual(400);
+    expect(row.p50Ms).toBeLessThan(row.admissionWaitP50Ms!);
+    // What the server saw: detection + 3 samples, never more.
+    expect(node.count('getGenesisHash')).toBe(4);
+  }, 25_000);
 
   it('reports a node that is behind in the health column without failing the probe', async () => {
     const behind = await createFixtureServer({
