@@ -5,6 +5,7 @@ import { HttpTransportPool } from '../pool/http-transport-pool.js';
 import { createSolanaClient } from '../solana/client.js';
 import { SOLANA_GENESIS_HASHES } from '../solana/clusters.js';
 import { startDemoNode, type DemoFault, type DemoNode, type SendLedger } from './demo-nodes.js';
+import { admissionStateOf } from './admission-state.js';
 
 export interface DemoOptions {
   readonly durationMs: number;
@@ -25,6 +26,12 @@ export interface DemoEndpointRow {
   readonly share: number;
   /** Reads first sent here that were hedged to another endpoint because this one was late. */
   readonly hedgedAway: number;
+  /**
+   * What admission does with the endpoint's reads at the end of the run: `excluded: wrong
+   * chain`, `skipped: host breaker open, … left`, `skipped: benched, … left`, `skipped: score
+   * 22 < eligibility 30`, `paused: rate-limit cooldown, … left`, or `admitted` with the
+   * reputation band that decides its turn (good ≥ 70 first, then fair ≥ 50, then poor ≥ 30).
+   */
   readonly state: string;
 }
 
@@ -157,7 +164,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     const totalReceived = nodes.reduce((sum, node) => sum + node.received, 0);
     const rows: DemoEndpointRow[] = nodes.map((node) => {
       const roles = snapshot.roles.filter((r) => r.endpointId === node.name);
-      const reputation = snapshot.endpoints.find((e) => e.endpointId === node.name)?.reputation;
+      const endpoint = snapshot.endpoints.find((e) => e.endpointId === node.name);
+      const reputation = endpoint?.reputation;
       return {
         endpoint: node.name,
         fault: node.fault.type,
@@ -168,7 +176,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
         score: reputation ? Math.round(reputation.score) : null,
         share: totalReceived === 0 ? 0 : node.received / totalReceived,
         hedgedAway: hedgedAway.get(node.name) ?? 0,
-        state: wrongChain.includes(node.name) ? 'excluded (wrong chain)' : (roles.find((r) => r.kind === 'read')?.availability ?? 'unknown'),
+        state: endpoint === undefined ? 'unknown' : admissionStateOf(endpoint, roles.find((r) => r.kind === 'read')),
       };
     });
     latencies.sort((a, b) => a - b);

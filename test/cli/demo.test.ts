@@ -21,7 +21,9 @@ describe('sturdy-rpc demo', () => {
       expect(typeof row.fault).toBe('string');
       for (const key of ['requests', 'successes', 'rateLimited', 'cooldowns', 'share'] as const) expect(typeof row[key], key).toBe('number');
       expect(row.score === null || typeof row.score === 'number').toBe(true);
-      expect(typeof row.state).toBe('string');
+      // The state says what admission does: never "admitted" below the eligibility score (30).
+      expect(row.state).toMatch(/^(admitted|skipped|paused|excluded|waiting)\b/);
+      if (row.score !== null && row.score < 30) expect(row.state).not.toMatch(/^admitted/);
     }
   }, 15_000);
 
