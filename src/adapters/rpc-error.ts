@@ -32,6 +32,8 @@ export interface PoolFailureData {
   readonly sturdyCode: TransportErrorCode;
   /** For an ambiguous Solana `sendTransaction`: the transaction signature, to reconcile with `getSignatureStatuses`. */
   readonly signature?: string;
+  /** For an ambiguous EVM `eth_sendRawTransaction`: the transaction hash, to reconcile with `eth_getTransactionReceipt`. */
+  readonly transactionHash?: string;
 }
 
 /**
@@ -49,10 +51,16 @@ export function toJsonRpcError(error: unknown): JsonRpcErrorObject {
   if (error.code === 'RPC_ERROR' && error.rpcCode !== undefined) {
     return { code: error.rpcCode, message: error.rpcMessage ?? '', ...(error.rpcData === undefined ? {} : { data: error.rpcData }) };
   }
-  const data: PoolFailureData = { sturdyCode: error.code, ...(error.signature === undefined ? {} : { signature: error.signature }) };
+  const data: PoolFailureData = {
+    sturdyCode: error.code,
+    ...(error.signature === undefined ? {} : { signature: error.signature }),
+    ...(error.transactionHash === undefined ? {} : { transactionHash: error.transactionHash }),
+  };
   // Bad params never left the process: the standard "Invalid params", which no library retries.
-  // The code leads the message too: some libraries keep only the message (web3.js v1's SendTransactionError).
-  const message = `${error.code}: ${error.message}`;
+  // The code and the transaction's id lead the message: some libraries keep only the message
+  // (web3.js v1's SendTransactionError), and viem shows it as the `details` of its own class.
+  const id = error.transactionHash !== undefined ? `transactionHash ${error.transactionHash}` : error.signature !== undefined ? `signature ${error.signature}` : undefined;
+  const message = `${error.code}${id === undefined ? '' : ` (${id})`}: ${error.message}`;
   return { code: error.code === 'INVALID_INPUT' ? INVALID_PARAMS_RPC_CODE : POOL_FAILURE_RPC_CODE, message, data };
 }
 

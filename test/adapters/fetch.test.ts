@@ -64,7 +64,7 @@ describe('createPoolFetch: single requests', () => {
     expect(body.id).toBe(9);
     expect(body.error.code).toBe(4900);
     expect(body.error.data).toEqual({ sturdyCode: 'AMBIGUOUS_DISPATCH', signature: SOLANA_SEND.signature });
-    expect(body.error.message).toMatch(/^AMBIGUOUS_DISPATCH: .*not sent again/);
+    expect(body.error.message).toMatch(/^AMBIGUOUS_DISPATCH \(signature \w+\): .*not sent again/);
     expect([primary.count('sendTransaction'), peer.count()]).toEqual([1, 0]);
   });
 

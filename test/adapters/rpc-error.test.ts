@@ -18,11 +18,21 @@ describe('toJsonRpcError', () => {
     expect(toJsonRpcError(nodeError)).toEqual({ code: 3, message: 'execution reverted', data: '0x08c379a0' });
   });
 
-  it('gives every other pool failure code 4900, the TransportError code in data and leading the message, and the signature', () => {
+  it('gives every other pool failure code 4900, the TransportError code and the transaction id (signature or hash) in data and leading the message', () => {
     expect(toJsonRpcError(ambiguous)).toEqual({
       code: 4900,
-      message: "AMBIGUOUS_DISPATCH: sendTransaction may have reached endpoint 'a'",
+      message: "AMBIGUOUS_DISPATCH (signature 5sig): sendTransaction may have reached endpoint 'a'",
       data: { sturdyCode: 'AMBIGUOUS_DISPATCH', signature: '5sig' },
+    });
+    const evmSend = new TransportError('AMBIGUOUS_DISPATCH', "eth_sendRawTransaction may have reached endpoint 'a'", {
+      context: { transactionHash: '0xfeed' },
+      method: 'eth_sendRawTransaction',
+    });
+    expect(evmSend.transactionHash).toBe('0xfeed');
+    expect(toJsonRpcError(evmSend)).toEqual({
+      code: 4900,
+      message: "AMBIGUOUS_DISPATCH (transactionHash 0xfeed): eth_sendRawTransaction may have reached endpoint 'a'",
+      data: { sturdyCode: 'AMBIGUOUS_DISPATCH', transactionHash: '0xfeed' },
     });
     const deadline = new TransportError('DEADLINE_EXCEEDED', 'getSlot did not complete within 100 ms', { context: { timeoutMs: 100 } });
     expect(toJsonRpcError(deadline)).toMatchObject({ code: 4900, data: { sturdyCode: 'DEADLINE_EXCEEDED' } });

@@ -42,10 +42,15 @@ describe('viem over sturdyTransport, against anvil', () => {
     const error = await rejectionOf(clientOver(pool).sendRawTransaction({ serializedTransaction: RECORDED_SEND.rawTx }));
     // viem's own class for code 4900, which its retry logic never retries ...
     expect(error).toBeInstanceOf(ProviderDisconnectedError);
+    // ... whose message (its details) and data (on the provider's error, viem's cause) name the code and the hash.
+    expect((error as BaseError).details).toMatch(new RegExp(`^AMBIGUOUS_DISPATCH \\(transactionHash ${RECORDED_SEND.hash}\\): eth_sendRawTransaction may have reached endpoint 'e0'`));
+    expect((error as BaseError).message).toContain(`AMBIGUOUS_DISPATCH (transactionHash ${RECORDED_SEND.hash})`);
+    expect(((error as BaseError).cause as { data?: unknown }).data).toEqual({ sturdyCode: 'AMBIGUOUS_DISPATCH', transactionHash: RECORDED_SEND.hash });
     // ... and the pool's error behind it, with the attempt that may have landed.
     const ambiguous = findTransportError(error, 'AMBIGUOUS_DISPATCH');
     expect(ambiguous).toBeInstanceOf(TransportError);
     expect(ambiguous?.attempts).toMatchObject([{ endpointId: 'e0', dispatch: 'dispatched-ambiguous' }]);
+    expect(ambiguous?.transactionHash).toBe(RECORDED_SEND.hash);
     expect((error as BaseError).walk((e) => e instanceof TransportError)).toBe(ambiguous);
     expect(firstParamsOf('eth_sendRawTransaction', losing)).toEqual([RECORDED_SEND.rawTx]);
     expect(relay.count()).toBe(0);
