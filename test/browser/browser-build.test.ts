@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process';
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import * as esbuild from 'esbuild';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +30,7 @@ const GZIP_BUDGET_BYTES = 125 * 1024;
 const BROWSER_SUBPATHS = ['sturdy-rpc', 'sturdy-rpc/solana', 'sturdy-rpc/evm', 'sturdy-rpc/fetch', 'sturdy-rpc/viem', 'sturdy-rpc/kit', 'sturdy-rpc/ethers', 'sturdy-rpc/testing/msw'];
 
 const HOOK_TIMEOUT_MS = 240_000;
+const run = promisify(execFile);
 let packed: PackedPackage | undefined;
 let packing: Promise<PackedPackage> | undefined;
 /** Built once per file, whichever suite asks first. */
@@ -70,6 +73,20 @@ describe('the browser/edge build of the installed package', () => {
     const files = (readdirSync(root, { recursive: true }) as string[]).filter((name) => /\.(d\.ts|js|md)$/.test(name));
     expect(files.filter((name) => name.endsWith('.d.ts')).length).toBeGreaterThan(50);
     expect(files.filter((name) => /DESIGN/.test(readFileSync(join(root, name), 'utf8')))).toEqual([]);
+  });
+
+  it('installs nothing that depends on commander (whose Node ≥ 22.12 warning comes from @solana/kit, a devDependency)', async () => {
+    // `npm ls <name>` exits 1 when the name is not in the tree: its JSON is the answer either way.
+    const stdout = await run('npm', ['ls', 'commander', '--all', '--json'], { cwd: appDir }).then(
+      (result) => result.stdout,
+      (error: { stdout?: string }) => error.stdout ?? '',
+    );
+    // The installed tree holds sturdy-rpc and its dependencies; commander is not among them.
+    expect(JSON.parse(stdout)).toEqual({ name: 'app', version: '1.0.0' });
+    const { stdout: tree } = await run('npm', ['ls', '--all', '--parseable'], { cwd: appDir });
+    expect(tree).toMatch(/node_modules\/sturdy-rpc$/m);
+    expect(tree).toMatch(/node_modules\/undici$/m);
+    expect(tree).not.toMatch(/commander/);
   });
 
   it('resolves the Node build (with undici) for --platform=node and the browser build for worker and edge-light conditions', async () => {
