@@ -34,7 +34,7 @@ export type {
 export { TransportError, isTransportError, type AttemptRecord, type ConfigIssue, type TransportErrorContextByCode } from './errors/transport-error.js';
 export { TRANSPORT_ERROR_CODES, type TransportErrorCode } from './errors/codes.js';
 export type { WaitingFor, WaitingReason } from './errors/waiting-for.js';
-export { redactUrl } from './errors/redact.js';
+export { redactUrl, type RedactUrlOptions } from './errors/redact.js';
 export {
   evaluateTransportRetry,
   type EvaluateTransportRetryParameters,

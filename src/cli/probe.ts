@@ -86,7 +86,7 @@ async function probeEndpoint(
   const evm = createEvmClient(pool);
   const base: ProbedEndpoint = {
     id,
-    endpoint: redactUrl(url),
+    endpoint: redactUrl(url, { localPort: true }),
     reachable: false,
     chain: null,
     p50Ms: null,

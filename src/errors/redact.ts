@@ -3,15 +3,24 @@ import { basicAuthorizationOf, safeDecode } from '../http/url-credentials.js';
 
 const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 
+/** Options of {@link redactUrl}. */
+export interface RedactUrlOptions {
+  /**
+   * Show the port after an IP literal or a single-label host (`http://127.0.0.1:8899`), so two
+   * local nodes can be told apart (the CLI's probe table does). A named host's port is never
+   * shown. @default false
+   */
+  readonly localPort?: boolean;
+}
+
 /**
  * Scheme and registrable domain only: `https://…helius-rpc.com`. Used where a person must
  * recognise an endpoint (CLI tables, recorded fixtures); keys hidden in subdomains, paths,
- * queries and userinfo are dropped, and so is the port of a named host. IP literals and
- * single-label hosts (`localhost`, `geth`) are shown as they are, with their port
- * (`http://127.0.0.1:8899`), so two local nodes can be told apart; a host without an ICANN
- * suffix (`key123.internal`, `a.key123.local`) keeps only its last label (`http://…local`).
+ * queries, ports and userinfo are dropped. IP literals and single-label hosts (`localhost`,
+ * `geth`) are shown as they are (with their port when `localPort` is set); a host without an
+ * ICANN suffix (`key123.internal`, `a.key123.local`) keeps only its last label (`http://…local`).
  */
-export function redactUrl(url: string): string {
+export function redactUrl(url: string, options: RedactUrlOptions = {}): string {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -19,7 +28,9 @@ export function redactUrl(url: string): string {
     return '<invalid url>';
   }
   const host = parsed.hostname;
-  if (host.startsWith('[') || IPV4.test(host) || !host.includes('.')) return `${parsed.protocol}//${host}${parsed.port === '' ? '' : `:${parsed.port}`}`;
+  if (host.startsWith('[') || IPV4.test(host) || !host.includes('.')) {
+    return `${parsed.protocol}//${host}${options.localPort === true && parsed.port !== '' ? `:${parsed.port}` : ''}`;
+  }
   const domain = registrableDomain(host);
   if (domain === undefined) return `${parsed.protocol}//…${host.split('.').filter((label) => label !== '').at(-1) ?? ''}`;
   return `${parsed.protocol}//${domain === host ? '' : '…'}${domain}`;

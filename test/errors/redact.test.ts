@@ -8,7 +8,20 @@ describe('redactUrl', () => {
     ['https://user:pass@solana-mainnet.g.alchemy.com/v2/KEY', 'https://…alchemy.com'],
     ['https://eth.llamarpc.com', 'https://…llamarpc.com'],
     ['https://llamarpc.com/rpc/KEY', 'https://llamarpc.com'],
-    // IPs and single-label hosts keep their port (two local nodes must differ), never path, query or userinfo.
+    ['http://127.0.0.1:8899/KEY?k=v', 'http://127.0.0.1'],
+    ['http://[::1]:8545/', 'http://[::1]'],
+    ['http://localhost:8545/KEY', 'http://localhost'],
+    ['http://geth:8545/', 'http://geth'],
+    // No ICANN suffix: only the last label (the public-suffix catch-all would print the key).
+    ['http://subKEY123.localhost:8545/', 'http://…localhost'],
+    ['http://a.secretKEY.internal/', 'http://…internal'],
+    ['not a url', '<invalid url>'],
+  ])('%s → %s', (url, shown) => {
+    expect(redactUrl(url)).toBe(shown);
+  });
+
+  it.each([
+    // With `localPort`, IPs and single-label hosts keep their port (two local nodes must differ), never path, query or userinfo.
     ['http://127.0.0.1:8899/KEY?k=v', 'http://127.0.0.1:8899'],
     ['http://user:SECRETPW@127.0.0.1:8900/v2/KEY?api-key=QUERYKEY', 'http://127.0.0.1:8900'],
     ['http://[::1]:8545/', 'http://[::1]:8545'],
@@ -16,14 +29,11 @@ describe('redactUrl', () => {
     ['http://localhost/KEY', 'http://localhost'],
     ['https://127.0.0.1:443/KEY', 'https://127.0.0.1'],
     ['http://geth:8545/', 'http://geth:8545'],
-    // A named host's port is dropped with the rest.
+    // A named host's port is dropped with the rest, and so is a key-like subdomain of localhost.
     ['https://KEYSUB.helius-rpc.com:8443/KEY', 'https://…helius-rpc.com'],
-    // No ICANN suffix: only the last label (the public-suffix catch-all would print the key).
     ['http://subKEY123.localhost:8545/', 'http://…localhost'],
-    ['http://a.secretKEY.internal/', 'http://…internal'],
-    ['not a url', '<invalid url>'],
-  ])('%s → %s', (url, shown) => {
-    expect(redactUrl(url)).toBe(shown);
+  ])('with localPort: %s → %s', (url, shown) => {
+    expect(redactUrl(url, { localPort: true })).toBe(shown);
   });
 
   it('derives default ids from the shown host and the index only', () => {

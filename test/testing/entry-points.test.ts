@@ -54,6 +54,7 @@ describe('entry points', () => {
       'createRecorder',
       'createSeededRandom',
       'fixtureSchema',
+      'fixturesDir',
       'loadFixtures',
       'parseFixture',
       'resultFixture',
