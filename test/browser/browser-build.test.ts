@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import * as esbuild from 'esbuild';
 import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { COMPARED_ENTRIES, measureBundle, type BundleMeasure } from '../../bench/bundle-size.js';
 import { createFixtureServer, type FixtureServer } from '../../src/testing/fixture-server.js';
 import { loadFixtures } from '../../src/testing/fixtures.js';
@@ -35,7 +35,16 @@ let packed: PackedPackage | undefined;
 let packing: Promise<PackedPackage> | undefined;
 /** Built once per file, whichever suite asks first. */
 const installed = () => (packing ??= packAndInstall().then((p) => (packed = p)));
-afterAll(() => packed?.dispose());
+/** Kept (and named on stdout) when a test failed or STURDY_KEEP_ARTIFACTS is set: the screenshot, bundle sizes. */
+let failed = false;
+afterEach((context) => {
+  if (context.task.result?.state === 'fail') failed = true;
+});
+afterAll(() => {
+  if (packed === undefined) return;
+  if (failed || process.env.STURDY_KEEP_ARTIFACTS !== undefined) console.log(`browser-build artifacts kept in ${packed.dir}`);
+  else packed.dispose();
+});
 
 /** Bundles `source` for the browser from the installed app; returns the code and every input file. */
 async function bundleForBrowser(source: string, appDir: string, external: readonly string[] = []): Promise<{ code: string; inputs: string[] }> {
@@ -125,6 +134,7 @@ describeWithBinary('chromium', 'apt-get install -y chromium', 'a pool in real Ch
   let browser: Browser | undefined;
   let failing: FixtureServer | undefined;
   let answering: FixtureServer | undefined;
+  let limiting: FixtureServer | undefined;
   let pageServer: Server | undefined;
   let pageUrl = '';
 
@@ -154,6 +164,15 @@ window.runScenario = async (failingUrl, answeringUrl) => {
   };
   document.body.textContent = JSON.stringify(report, null, 2);
   return report;
+};
+// A 429 with Retry-After: 30 from the first node: the pool must read the header through CORS
+// (exposed by the server) and pause that node for 30 s, not for the 1 s fallback.
+window.runRateLimit = async (limitingUrl, answeringUrl) => {
+  const pool = new HttpTransportPool({ endpoints: [{ id: 'limited', url: limitingUrl, tier: 0 }, { id: 'backup', url: answeringUrl, tier: 1 }] });
+  const { value } = await createSolanaClient(pool).getBalance('83astBRguLMdt2h5U1Tpdq5tjFoJ6noeGwaoBRRS3w5a');
+  const limited = pool.snapshot().roles.find((r) => r.endpointId === 'limited' && r.kind === 'read');
+  await pool.close();
+  return { balance: value.toString(), availability: limited.availability, rateLimits: limited.rateLimits, cooldownRemainingMs: limited.cooldownRemainingMs };
 };`,
       appDir,
     );
@@ -168,6 +187,7 @@ window.runScenario = async (failingUrl, answeringUrl) => {
     const fixtures = loadFixtures([join(REPO_ROOT, 'fixtures/solana-getBalance-u64-max.json')]);
     failing = await createFixtureServer({ fixtures, cors: true, behaviours: [{ type: 'http-error', status: 503 }] });
     answering = await createFixtureServer({ fixtures, cors: true });
+    limiting = await createFixtureServer({ fixtures, cors: true, behaviours: [{ type: 'rate-limit', retryAfterSeconds: 30 }] });
     browser = await chromium.launch({
       executablePath: chromiumPath,
       headless: true,
@@ -179,6 +199,7 @@ window.runScenario = async (failingUrl, answeringUrl) => {
     await browser?.close();
     await failing?.close();
     await answering?.close();
+    await limiting?.close();
     await new Promise((resolve) => (pageServer === undefined ? resolve(undefined) : pageServer.close(resolve)));
     pageServer?.closeAllConnections();
   });
@@ -216,5 +237,23 @@ window.runScenario = async (failingUrl, answeringUrl) => {
     expect(readFileSync(screenshot).subarray(1, 4).toString()).toBe('PNG');
     expect(statSync(screenshot).size).toBeGreaterThan(1_000);
     expect(readdirSync(packed!.dir)).toContain('chromium-failover.png');
+  });
+
+  it("reads a node's Retry-After through CORS: a 429 asking for 30 s pauses that node for 30 s, and the read fails over", async () => {
+    const page = await browser!.newPage();
+    await page.goto(pageUrl);
+    await page.waitForFunction(() => typeof (window as unknown as { runRateLimit?: unknown }).runRateLimit === 'function', undefined, { timeout: 10_000 });
+    const before = answering!.count('getBalance');
+    const report = (await page.evaluate(
+      ([a, b]) => (window as unknown as { runRateLimit: (a: string, b: string) => Promise<unknown> }).runRateLimit(a!, b!),
+      [limiting!.url, answering!.url],
+    )) as { balance: string; availability: string; rateLimits: number; cooldownRemainingMs: number };
+    await page.close();
+    expect(report).toMatchObject({ balance: '18446744073709551615', availability: 'rate-limited', rateLimits: 1 });
+    // 30 s minus the little time the failover took; without the exposed header it would be ≤ 1 s.
+    expect(report.cooldownRemainingMs).toBeGreaterThan(20_000);
+    expect(report.cooldownRemainingMs).toBeLessThanOrEqual(30_000);
+    expect(limiting!.count('getBalance')).toBe(1);
+    expect(answering!.count('getBalance')).toBe(before + 1);
   });
 });

@@ -102,6 +102,42 @@ describe('DEADLINE_EXCEEDED while waiting for admission says why', () => {
     held.release();
   });
 
+  it('after a failed attempt, a retry that cannot be admitted in time keeps the reasons and the attempt', async () => {
+    const clock = createFakeClock();
+    const http503: RawOutcome = { type: 'response', status: 503, headers: {}, body: '<html>503</html>' };
+    const executor = createScriptedExecutor({ first: [http503] });
+    const pool = createPool({
+      endpoints: [
+        { id: 'first', url: 'https://first.example.com/', tier: 0 },
+        { id: 'second', url: 'https://second.example.org/', tier: 1, maxConcurrentRequests: 1 },
+      ],
+      retry: { maxRetries: 3, initialBackoffMs: 5_000, maxBackoffMs: 5_000 },
+      hedge: false,
+      executor,
+      clock,
+      random: createSeededRandom(1),
+    });
+    const held = await pool.acquireForMethod('getSlot', { endpoint: 'second' });
+    const call = track(pool.request('getSlot', [], { timeoutMs: 1_000 }), clock);
+    await clock.advance(1_000);
+    const error = call.error as TransportError<'DEADLINE_EXCEEDED'>;
+    expect(error.code).toBe('DEADLINE_EXCEEDED');
+    expect(error.attempts).toMatchObject([{ endpointId: 'first', cause: 'temporary-http', status: 503 }]);
+    expect(error.context).toEqual({
+      timeoutMs: 1_000,
+      waitingFor: [
+        { endpointId: 'first', reason: 'backoff', lastCause: 'temporary-http', remainingMs: 4_000 },
+        { endpointId: 'second', reason: 'concurrency' },
+      ],
+    });
+    expect(error.message).toBe(
+      'getSlot did not complete within 1000 ms; waiting for first: retry backoff (last: temporary-http), 4000 ms left; ' +
+        'second: all maxConcurrentRequests permits in use [attempts: first: temporary-http 503]',
+    );
+    expect(executor.countFor('first')).toBe(1);
+    held.release();
+  });
+
   it('a pinned call names only its endpoint', async () => {
     const clock = createFakeClock();
     const executor = createScriptedExecutor({ a: [(_request, id) => ok(1, id)] });
