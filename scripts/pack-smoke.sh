@@ -31,6 +31,11 @@ try { new HttpTransportPool({ endpoints: [] }); } catch (e) { if (!isTransportEr
 const d = evaluateTransportRetry({ cause: 'connection', dispatch: 'dispatched-ambiguous', retryClass: 'never-after-dispatch', attempt: 1, settings: { maxRetries: 3, initialBackoffMs: 100, maxBackoffMs: 2000 } });
 if (d.retry) throw new Error('retry rule broken');
 await pool.close();
+// The recorded fixtures ship: by sub-path and through fixturesDir.
+const { fixturesDir, loadFixtures } = await import('sturdy-rpc/testing');
+const { readFileSync } = await import('node:fs');
+const byPath = JSON.parse(readFileSync(new URL(import.meta.resolve('sturdy-rpc/fixtures/solana-getBalance.json')), 'utf8'));
+if (byPath.name !== 'solana-getBalance' || loadFixtures(fixturesDir).length < 20) throw new Error('fixtures missing from the tarball');
 console.log('pack smoke: ok', TransportError.name);
 JS
 node smoke.mjs
