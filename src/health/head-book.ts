@@ -50,7 +50,14 @@ export interface HeadBookSettings {
   readonly allowance: Readonly<Record<HeadQuantity, number>>;
   /** Heads older than this take no part in the tip (a dead endpoint's old head must not drag it down). */
   readonly staleAfterMs: number;
+  /**
+   * A lagging endpoint is judged back only against a tip observed at most this long before
+   * its own head: a stale tip would understate its lag and readmit it too early.
+   */
+  readonly maxTipAgeMs: number;
 }
+
+const NO_CHANGES: readonly LagChange[] = Object.freeze([]);
 
 export class HeadBook {
   readonly #entries: Entry[];
@@ -75,31 +82,39 @@ export class HeadBook {
     }));
   }
 
-  /** Records a head; returns the change of verdict it caused, if any. */
-  observe(index: number, quantity: HeadQuantity, raw: number | bigint | string, nowMs: number): LagChange | undefined {
+  /**
+   * Records a head; returns the verdicts it changed: this endpoint's, and those of lagging
+   * endpoints observed just before that could not be judged against a tip this fresh.
+   */
+  observe(index: number, quantity: HeadQuantity, raw: number | bigint | string, nowMs: number): readonly LagChange[] {
     const entry = this.#entries[index]!;
     if (entry.raw === raw && entry.quantity === quantity && this.#tips.get(quantity)?.number === entry.judgedAgainst) {
       entry.observedAtMs = nowMs;
-      return undefined;
+      if (this.#laggingCount > 0 && this.#tips.get(quantity)?.index === index) return this.#rejudgeLagging(quantity, index, nowMs);
+      return NO_CHANGES;
     }
     let value: bigint;
     try {
       value = headValue(raw);
     } catch {
-      return undefined;
+      return NO_CHANGES;
     }
     entry.quantity = quantity;
     entry.raw = raw;
     entry.value = value;
     entry.number = Number(value);
     entry.observedAtMs = nowMs;
-    return this.#judge(index, entry, nowMs);
+    const tip = this.#updateTip(quantity, nowMs);
+    const change = this.#judge(index, entry, tip);
+    if (this.#laggingCount === 0 || tip?.index !== index) return change === undefined ? NO_CHANGES : [change];
+    const others = this.#rejudgeLagging(quantity, index, nowMs);
+    return change === undefined ? others : [change, ...others];
   }
 
   /** A node said it is `slotsBehind` behind (Solana getHealth -32005): a head of tip − N when a slot tip is known. */
-  observeBehind(index: number, slotsBehind: number, nowMs: number): LagChange | undefined {
+  observeBehind(index: number, slotsBehind: number, nowMs: number): readonly LagChange[] {
     const tip = this.#tips.get('slot');
-    if (tip === undefined || !Number.isSafeInteger(slotsBehind) || slotsBehind < 0) return undefined;
+    if (tip === undefined || !Number.isSafeInteger(slotsBehind) || slotsBehind < 0) return NO_CHANGES;
     const value = tip.value - BigInt(slotsBehind);
     return this.observe(index, 'slot', value < 0n ? 0n : value, nowMs);
   }
@@ -125,14 +140,27 @@ export class HeadBook {
     return lag === undefined ? Number.POSITIVE_INFINITY : Number(lag);
   }
 
-  /** The reference tip of `quantity`: its value, when it was observed and which endpoint holds it. */
+  /** The reference tip of `quantity`: its value, when its endpoint was last observed and which endpoint it is. */
   tip(quantity: HeadQuantity): { readonly value: bigint; readonly atMs: number; readonly index: number } | undefined {
     return this.#tips.get(quantity);
   }
 
-  #judge(index: number, entry: Entry, nowMs: number): LagChange | undefined {
+  /** The tip's endpoint was just observed: lagging endpoints observed shortly before may now be judged against it. */
+  #rejudgeLagging(quantity: HeadQuantity, tipIndex: number, nowMs: number): readonly LagChange[] {
+    const tip = this.#tips.get(quantity)!;
+    tip.atMs = nowMs;
+    let changes: LagChange[] | undefined;
+    for (let i = 0; i < this.#entries.length; i++) {
+      const entry = this.#entries[i]!;
+      if (i === tipIndex || !entry.lagging || entry.quantity !== quantity || nowMs - entry.observedAtMs > this.#settings.maxTipAgeMs) continue;
+      const change = this.#judge(i, entry, tip);
+      if (change !== undefined) (changes ??= []).push(change);
+    }
+    return changes ?? NO_CHANGES;
+  }
+
+  #judge(index: number, entry: Entry, tip: Tip | undefined): LagChange | undefined {
     const quantity = entry.quantity!;
-    const tip = this.#updateTip(quantity, nowMs);
     if (tip === undefined) {
       entry.lag = undefined;
       return undefined;
@@ -141,7 +169,9 @@ export class HeadBook {
     entry.lag = lag;
     entry.judgedAgainst = tip.number;
     const allowance = this.#settings.allowance[quantity];
-    const lagging = isLaggingNow(entry.lagging, Number(lag), allowance);
+    let lagging = isLaggingNow(entry.lagging, Number(lag), allowance);
+    // Back only against a tip seen at about the same time: a stale tip understates the lag.
+    if (entry.lagging && !lagging && entry.observedAtMs - tip.atMs > this.#settings.maxTipAgeMs) lagging = true;
     if (lagging === entry.lagging) return undefined;
     entry.lagging = lagging;
     this.#laggingCount += lagging ? 1 : -1;
@@ -165,6 +195,10 @@ export class HeadBook {
     if (chosen === -1) return previous;
     const index = sampleIndex[chosen]!;
     const entry = this.#entries[index]!;
+    if (previous !== undefined && previous.index === index && previous.number === entry.number) {
+      previous.atMs = entry.observedAtMs;
+      return previous;
+    }
     const tip: Tip = { value: entry.value, number: entry.number, atMs: entry.observedAtMs, index };
     this.#tips.set(quantity, tip);
     return tip;

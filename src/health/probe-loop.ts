@@ -19,6 +19,8 @@ export interface ProbeLoopHost {
   wants(index: number, nowMs: number): ProbeReason | undefined;
   /** Sends one probe through endpoint `index` (it already checked for a spare token: skipped otherwise). */
   probe(index: number, reason: ProbeReason, backend: readonly number[], goodInARow: number): Promise<ProbeResult>;
+  /** Endpoints to probe along with `index` (the tip's endpoint, so a lagging one is judged against a fresh tip). */
+  companions(index: number, nowMs: number): readonly number[];
   /** Good probes in a row reached the readmission rule for this backend's endpoints. */
   readmit(backend: readonly number[], nowMs: number): void;
   /** Other work on the same loop (chain re-checks): run what is due, return when it is next due. */
@@ -29,7 +31,10 @@ interface Backend {
   readonly endpoints: readonly number[];
   nextAtMs: number | undefined;
   inFlight: boolean;
+  /** Good probes in a row while out of rotation (the readmission rule counts only those). */
   goodInARow: number;
+  /** Why the probe in flight was sent. */
+  reason: ProbeReason | undefined;
 }
 
 export class ProbeLoop {
@@ -37,6 +42,7 @@ export class ProbeLoop {
   readonly #random: Random;
   readonly #intervalMs: number;
   readonly #backends: Backend[];
+  readonly #backendOf: Backend[] = [];
   readonly #host: ProbeLoopHost;
   #timer: TimerHandle | undefined;
   #timerAtMs = Number.POSITIVE_INFINITY;
@@ -48,7 +54,8 @@ export class ProbeLoop {
     this.#random = random;
     this.#intervalMs = intervalMs;
     this.#host = host;
-    this.#backends = backends.map((endpoints) => ({ endpoints, nextAtMs: undefined, inFlight: false, goodInARow: 0 }));
+    this.#backends = backends.map((endpoints) => ({ endpoints, nextAtMs: undefined, inFlight: false, goodInARow: 0, reason: undefined }));
+    for (const backend of this.#backends) for (const index of backend.endpoints) this.#backendOf[index] = backend;
   }
 
   /** Something may want probing now (an endpoint left rotation): plan the next tick. */
@@ -87,6 +94,12 @@ export class ProbeLoop {
       if (now >= backend.nextAtMs && !backend.inFlight) {
         backend.nextAtMs = now + probeDelayMs(this.#intervalMs, this.#random);
         this.#send(backend, wanted.index, wanted.reason);
+        if (wanted.reason === 'lagging') {
+          for (const index of this.#host.companions(wanted.index, now)) {
+            const companion = this.#backendOf[index];
+            if (companion !== undefined && !companion.inFlight) this.#send(companion, index, 'reference');
+          }
+        }
       }
       if (!backend.inFlight) next = Math.min(next, backend.nextAtMs);
     }
@@ -103,6 +116,7 @@ export class ProbeLoop {
 
   #send(backend: Backend, index: number, reason: ProbeReason): void {
     backend.inFlight = true;
+    backend.reason = reason;
     void this.#host.probe(index, reason, backend.endpoints, backend.goodInARow).then(
       (result) => this.#done(backend, result),
       () => this.#done(backend, { ok: false }),
@@ -117,13 +131,15 @@ export class ProbeLoop {
       this.#tick(false);
       return;
     }
-    backend.goodInARow = result.ok ? backend.goodInARow + 1 : 0;
+    const benched = backend.reason === 'out-of-rotation';
+    backend.goodInARow = result.ok && benched ? backend.goodInARow + 1 : 0;
     if (backend.goodInARow >= READMIT_AFTER_GOOD_PROBES) {
       this.#host.readmit(backend.endpoints, now);
       backend.goodInARow = 0;
     }
-    const stillWanted = this.#wanted(backend, now) !== undefined;
-    backend.nextAtMs = stillWanted ? now + nextProbeDelayMs(this.#intervalMs, this.#random, backend.goodInARow, true) : undefined;
+    const wanted = this.#wanted(backend, now);
+    if (wanted?.reason !== 'out-of-rotation') backend.goodInARow = 0;
+    backend.nextAtMs = wanted === undefined ? undefined : now + nextProbeDelayMs(this.#intervalMs, this.#random, backend.goodInARow, true);
     this.#tick(false);
   }
 

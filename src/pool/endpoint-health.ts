@@ -15,7 +15,7 @@ import { headOfAnswer } from '../health/head-of.js';
 import { historicalReadOf, isPrunedAnswer, type HistoricalRead } from '../health/historical.js';
 import { freshestOf } from '../health/lag.js';
 import { ProbeLoop, type ProbeReason, type ProbeResult } from '../health/probe-loop.js';
-import { hasSpareCapacity, otherQuantity, PROBE_METHOD } from '../health/probe-rules.js';
+import { hasSpareCapacity, otherQuantity, PROBE_METHOD, READMIT_AFTER_GOOD_PROBES } from '../health/probe-rules.js';
 import { createRequestBody } from '../jsonrpc/envelope.js';
 import { readNodeUnhealthy } from '../jsonrpc/heuristics.js';
 import type { RequestKind } from '../retry/causes.js';
@@ -23,6 +23,12 @@ import type { CandidateFilter } from './admission-model.js';
 import type { ChainCheck, ChainGuard } from './chain-guard.js';
 import type { PoolEvents } from './events.js';
 import type { PoolHealth } from './pool-health.js';
+
+/**
+ * A lagging endpoint is judged back only against a tip seen at most this long before its own
+ * head (2 s ≈ 5 Solana slots); its probe takes the tip's endpoint along when the tip is older.
+ */
+const MAX_TIP_AGE_MS = 2_000;
 
 /** How one endpoint stands, as `snapshot()` shows it. */
 export type EndpointHealthState = 'fresh' | 'lagging' | 'out-of-rotation' | 'unknown';
@@ -88,12 +94,19 @@ export class EndpointHealth implements CandidateFilter {
     this.#rolesOf = endpoints.map(() => []);
     for (const role of roles) this.#rolesOf[role.endpoint.index]!.push(role);
     const staleAfterMs = Math.max(60_000, 3 * this.settings.probeIntervalMs);
-    this.#heads = new HeadBook(endpoints.length, { allowance: this.settings.allowance, staleAfterMs });
+    this.#heads = new HeadBook(endpoints.length, { allowance: this.settings.allowance, staleAfterMs, maxTipAgeMs: MAX_TIP_AGE_MS });
     this.#archival = new ArchivalBook(endpoints.map((endpoint) => endpoint.archival));
     const quantity: HeadQuantity = chain === 'solana' ? 'slot' : 'block';
     this.#probes = endpoints.map(() => ({ quantity }));
     this.#loop = this.settings.active ? new ProbeLoop(clock, random, this.settings.probeIntervalMs, backendsOf(endpoints), this.#loopHost()) : undefined;
-    if (this.settings.probeAll || (chainGuard !== undefined && this.settings.chainRecheckMs > 0)) this.#loop?.poke();
+    if (this.settings.probeAll) this.#loop?.poke();
+    // A verified endpoint is due a re-check later; a failed check is retried without waiting for a call.
+    if (this.#loop !== undefined && chainGuard !== undefined) {
+      const loop = this.#loop;
+      events.on('chain', (event) => {
+        if (event.status !== 'wrong-chain') loop.poke();
+      });
+    }
   }
 
   // ——— CandidateFilter: reputation and the host breaker, plus lag ———
@@ -168,7 +181,7 @@ export class EndpointHealth implements CandidateFilter {
 
   /** After a failure was recorded: an endpoint that just left rotation is one for the bench loop. */
   afterFailure(role: RoleState): void {
-    if (this.#loop !== undefined && this.#inner.isExcluded(role, this.#clock.now())) this.#loop.poke();
+    if (this.#loop !== undefined && (this.#inner.isExcluded(role, this.#clock.now()) || role.band > 0)) this.#loop.poke();
   }
 
   // ——— Snapshot ———
@@ -201,8 +214,11 @@ export class EndpointHealth implements CandidateFilter {
     this.#apply(this.#heads.observeBehind(index, unhealthy.numSlotsBehind, this.#clock.now()));
   }
 
-  #apply(change: LagChange | undefined): void {
-    if (change === undefined) return;
+  #apply(changes: readonly LagChange[]): void {
+    for (const change of changes) this.#report(change);
+  }
+
+  #report(change: LagChange): void {
     const endpointId = this.#endpoints[change.index]!.id;
     const { record } = change;
     this.#events.emit('head', {
@@ -223,17 +239,19 @@ export class EndpointHealth implements CandidateFilter {
     const roles = this.#rolesOf[index]!;
     if (roles.length === 0 || roles.every((role) => role.disabled)) return undefined;
     if (this.#heads.isLagging(index)) return 'lagging';
-    if (roles.some((role) => !role.disabled && !role.chainPending && this.#inner.isExcluded(role, nowMs))) return 'out-of-rotation';
+    // Benched, behind an open breaker — or demoted below the good band, where it gets no
+    // traffic while a good peer can admit (the issue's "86 requests, score 50, to the end").
+    if (roles.some((role) => !role.disabled && !role.chainPending && (this.#inner.isExcluded(role, nowMs) || role.band > 0))) return 'out-of-rotation';
     if (this.settings.probeAll) return 'all';
-    if (this.#heads.anyLagging) {
-      // A lagging endpoint is judged against the tip: keep the tip's own head fresh too.
-      for (const quantity of ['slot', 'block'] as const) {
-        const tip = this.#heads.tip(quantity);
-        const record = tip?.index === index ? this.#heads.record(index) : undefined;
-        if (record !== undefined && nowMs - record.observedAtMs > this.settings.probeIntervalMs) return 'reference';
-      }
-    }
     return undefined;
+  }
+
+  /** A lagging endpoint is judged against the tip: its probe takes the tip's endpoint along when the tip's head is not fresh. */
+  #companions(index: number, nowMs: number): readonly number[] {
+    const quantity = this.#heads.record(index)?.quantity;
+    const tip = quantity === undefined ? undefined : this.#heads.tip(quantity);
+    if (tip === undefined || tip.index === index || nowMs - tip.atMs <= MAX_TIP_AGE_MS) return [];
+    return [tip.index];
   }
 
   async #probe(index: number, reason: ProbeReason, backend: readonly number[], goodInARow: number): Promise<ProbeResult> {
@@ -257,21 +275,21 @@ export class EndpointHealth implements CandidateFilter {
       if (outcome.rpcCode === -32601) probe.quantity = otherQuantity(quantity);
       this.#inner.recordProbe(backend.map((i) => this.#firstRole(i)), outcome);
       if (outcome.rpcCode === -32005) this.#observeUnhealthy(index, outcome);
-      this.#events.emit('probe', { atMs, ...base, outcome: 'failed', latencyMs, detail: outcome.detail, goodInARow: 0 });
+      this.#events.emit('probe', { atMs, ...base, outcome: 'failed', latencyMs, detail: outcome.detail, ...(reason === 'out-of-rotation' ? { goodInARow: 0 } : {}) });
       return { ok: false };
     }
     const head = headOfAnswer(method, [], outcome.result);
     this.#inner.recordProbe(backend.map((i) => this.#firstRole(i)), undefined);
     if (head !== undefined) for (const i of backend) this.#apply(this.#heads.observe(i, head.quantity, head.raw, atMs));
-    const readmits = goodInARow + 1 >= 2 && backend.some((i) => this.#wants(i, atMs) === 'out-of-rotation');
+    const benched = reason === 'out-of-rotation';
+    const readmits = benched && goodInARow + 1 >= READMIT_AFTER_GOOD_PROBES;
     this.#events.emit('probe', {
       atMs,
       ...base,
       outcome: 'ok',
       latencyMs,
       ...(head === undefined ? {} : { head: BigInt(head.raw) }),
-      goodInARow: goodInARow + 1,
-      readmitted: readmits,
+      ...(benched ? { goodInARow: goodInARow + 1, readmitted: readmits } : {}),
     });
     return { ok: true };
   }
@@ -284,6 +302,7 @@ export class EndpointHealth implements CandidateFilter {
     return {
       wants: (index: number, nowMs: number) => this.#wants(index, nowMs),
       probe: (index: number, reason: ProbeReason, backend: readonly number[], goodInARow: number) => this.#probe(index, reason, backend, goodInARow),
+      companions: (index: number, nowMs: number) => this.#companions(index, nowMs),
       readmit: (backend: readonly number[]) => {
         this.#inner.readmit(backend.map((index) => this.#firstRole(index)));
         this.#host.wake();
