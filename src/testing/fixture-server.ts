@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { createSeededRandom, systemClock, type Clock, type Random, type TimerHandle } from '../clock.js';
 import { createBehaviourEngine, type BehaviourPlan, type FixtureServerBehaviours } from './behaviours.js';
-import { httpErrorAnswer, htmlAnswer, rateLimitAnswer, transformAnswer, truncateAnswer } from './fault-answers.js';
+import { headAnswer, httpErrorAnswer, htmlAnswer, rateLimitAnswer, transformAnswer, truncateAnswer } from './fault-answers.js';
 import type { Fixture } from './fixtures.js';
 import { answerBody, answerCall, callsOf, parseRequestBody, type ParsedRequestBody, type ReplayAnswer } from './replay.js';
 
@@ -19,6 +19,21 @@ export interface CreateFixtureServerOptions {
   readonly clock?: Clock;
   /** Random source for probabilities and random latency. @default a random seeded with 1 */
   readonly random?: Random;
+  /**
+   * A chain head that advances with the server's clock: `getSlot` and `eth_blockNumber` answer
+   * it (no fixture needed) and every Solana `result.context.slot` carries it. A `lag`
+   * behaviour lowers it, so several servers sharing one clock make a chain with lagging nodes.
+   * @default no head: answers come from the fixtures only
+   */
+  readonly head?: FixtureServerHead;
+}
+
+/** The fixture server's advancing head. */
+export interface FixtureServerHead {
+  /** The head at the server's start (slot or block number). */
+  readonly start: number | bigint;
+  /** How fast it advances, per second of the server's clock (Solana ≈ 2.5 slots/s). @default 0 */
+  readonly perSecond?: number;
 }
 
 /** One JSON-RPC call as the server read it (a batch logs one per item). */
@@ -48,6 +63,10 @@ export interface FixtureServer {
   setBehaviours(behaviours: FixtureServerBehaviours): void;
   /** Resolves once `count(method)` reaches `count`; rejects if the server closes first. */
   waitForRequests(count: number, method?: string): Promise<void>;
+  /** The `head` now (undefined without the option). */
+  head(): bigint | undefined;
+  /** Moves the head by `by` (a node that catches up, or is restarted behind). */
+  moveHead(by: number): void;
   /** Clears the request log, the `everyNth` counters and the rate windows (behaviours stay). */
   reset(): void;
   /** Stops listening, cancels pending latency timers and destroys every open socket (hanging ones included). Idempotent. */
@@ -91,6 +110,20 @@ export async function createFixtureServer(options: CreateFixtureServerOptions): 
   const timers = new Set<TimerHandle>();
   let waiters: Waiter[] = [];
   let closing: Promise<void> | undefined;
+  const headStartedAt = clock.now();
+  let headOffset = 0n;
+  const headNow = (): bigint | undefined => {
+    const head = options.head;
+    if (head === undefined) return undefined;
+    const advanced = Math.floor(((clock.now() - headStartedAt) / 1000) * (head.perSecond ?? 0));
+    return BigInt(head.start) + BigInt(advanced) + headOffset;
+  };
+  const answerWithHead = (call: Parameters<typeof answerCall>[1]) => {
+    const answer = answerCall(fixtures, call);
+    const head = headNow();
+    if (head === undefined) return answer;
+    return headAnswer(call, answer, head) ?? answer;
+  };
 
   const count = (method?: string) => (method === undefined ? requests.length : requests.filter((r) => r.method === method).length);
   const settleWaiters = () => {
@@ -113,7 +146,7 @@ export async function createFixtureServer(options: CreateFixtureServerOptions): 
   };
 
   const act = (plan: BehaviourPlan, parsed: ParsedRequestBody, req: IncomingMessage, res: ServerResponse) => {
-    const normal = () => answerBody(parsed, (call) => transformAnswer(call, answerCall(fixtures, call), plan.transforms));
+    const normal = () => answerBody(parsed, (call) => transformAnswer(call, answerWithHead(call), plan.transforms));
     const id = parsed.type === 'single' ? parsed.call.id : null;
     const terminal = plan.terminal;
     switch (terminal?.type) {
@@ -212,6 +245,10 @@ export async function createFixtureServer(options: CreateFixtureServerOptions): 
         waiters.push({ count: target, method, resolve, reject });
         settleWaiters();
       });
+    },
+    head: headNow,
+    moveHead(by) {
+      headOffset += BigInt(by);
     },
     reset() {
       requests.splice(0);
