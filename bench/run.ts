@@ -1,13 +1,14 @@
 /**
  * `npm run bench`: every benchmark side by side in one run. Never part of `npm test`.
  * Pass `--json <file>` to also write the raw results, `--quick` for short runs (CI smoke),
- * `--only <section,…>` (admission, selection, json, peers, heap, faults, slow-node) for a focused run,
+ * `--only <section,…>` (admission, selection, json, peers, heap, faults, slow-node, health) for a focused run,
  * `--rounds <n>` for more throughput rounds (the median ratio to raw undici steadies with more).
  */
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { benchAdmission } from './admission.bench.js';
 import { benchFaults } from './faults.bench.js';
+import { benchHealth } from './health.bench.js';
 import { benchHeap } from './heap.bench.js';
 import { benchJson } from './json.bench.js';
 import { benchPeers } from './peers.bench.js';
@@ -57,6 +58,14 @@ await section('faults', 'Fault scenarios (4 endpoints, one faulty)', () =>
 
 await section('slow-node', 'One slow node (1 600 ms) among 2 and 4 endpoints', () =>
   benchSlowNode({ durationMs: quick ? 1_500 : 4_000, inFlight: 16, baseDelayMs: 2, slowMs: 1_600, seed: 13 }),
+);
+
+await section('health', 'Endpoint health: a lagging node, a restarted node', () =>
+  benchHealth(
+    quick
+      ? { reads: 400, inFlight: 16, baseDelayMs: 5, lagBlocks: 200, downAtMs: 1_000, upAtMs: 2_000, maxRecoveryMs: 8_000, probeIntervalMs: 2_000, seed: 21 }
+      : { reads: 2_000, inFlight: 16, baseDelayMs: 5, lagBlocks: 200, downAtMs: 2_000, upAtMs: 5_000, maxRecoveryMs: 30_000, probeIntervalMs: 10_000, seed: 21 },
+  ),
 );
 
 if (jsonPath) writeFileSync(jsonPath, JSON.stringify(results, null, 2));
