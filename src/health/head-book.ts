@@ -4,7 +4,7 @@
  * head (the common case: many answers per slot) only refreshes its time.
  */
 import type { HeadQuantity } from './config.js';
-import { headValue } from './head-of.js';
+import { headValue, isHeadValue } from './head-of.js';
 import { isLaggingNow } from './lag.js';
 import { referenceTipIndex, TIP_BOUNDS, type HeadSample } from './reference-tip.js';
 
@@ -93,12 +93,8 @@ export class HeadBook {
       if (this.#laggingCount > 0 && this.#tips.get(quantity)?.index === index) return this.#rejudgeLagging(quantity, index, nowMs);
       return NO_CHANGES;
     }
-    let value: bigint;
-    try {
-      value = headValue(raw);
-    } catch {
-      return NO_CHANGES;
-    }
+    if (!isHeadValue(raw)) return NO_CHANGES;
+    const value = headValue(raw);
     entry.quantity = quantity;
     entry.raw = raw;
     entry.value = value;

@@ -24,8 +24,14 @@ function slotHead(value: unknown): RawHead | undefined {
   return undefined;
 }
 
+/** The string is checked only when it differs from the endpoint's last head ({@link isHeadValue}): most answers repeat it. */
 function blockHead(value: unknown): RawHead | undefined {
-  return typeof value === 'string' && HEX_QUANTITY.test(value) ? { quantity: 'block', raw: value } : undefined;
+  return typeof value === 'string' ? { quantity: 'block', raw: value } : undefined;
+}
+
+/** A head value as an answer may carry it: a safe non-negative integer, a bigint, or a hex quantity. */
+export function isHeadValue(raw: number | bigint | string): boolean {
+  return typeof raw === 'string' ? HEX_QUANTITY.test(raw) : true;
 }
 
 /** The head an answer reveals, or undefined (most answers). */

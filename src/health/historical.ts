@@ -43,6 +43,11 @@ export interface Tips {
   readonly slot: bigint | undefined;
 }
 
+/** Whether `method` may read historical data at all (one lookup; the hot path asks this first). */
+export function mayReadHistory(method: string): boolean {
+  return STATE_BLOCK_PARAM.has(method) || LEDGER_METHODS.has(method);
+}
+
 /** The historical class of a read, or undefined (most calls: one map lookup). */
 export function historicalReadOf(method: string, params: readonly unknown[], tips: Tips, historicalDepth: number): HistoricalRead | undefined {
   const position = STATE_BLOCK_PARAM.get(method);

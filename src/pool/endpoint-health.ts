@@ -12,7 +12,7 @@ import { ArchivalBook, type ArchivalKnowledge } from '../health/archival-book.js
 import { resolveHealth, type HealthSettings, type HeadQuantity, type ResolvedHealth } from '../health/config.js';
 import { HeadBook, type LagChange } from '../health/head-book.js';
 import { headOfAnswer } from '../health/head-of.js';
-import { historicalReadOf, isPrunedAnswer, type HistoricalRead } from '../health/historical.js';
+import { historicalReadOf, isPrunedAnswer, mayReadHistory, type HistoricalRead } from '../health/historical.js';
 import { freshestOf } from '../health/lag.js';
 import { ProbeLoop, type ProbeReason, type ProbeResult } from '../health/probe-loop.js';
 import { hasSpareCapacity, otherQuantity, PROBE_METHOD, READMIT_AFTER_GOOD_PROBES } from '../health/probe-rules.js';
@@ -143,6 +143,7 @@ export class EndpointHealth implements CandidateFilter {
 
   /** The historical class of a read (routing and learning), or undefined. */
   historicalOf(method: string, params: readonly unknown[]): HistoricalRead | undefined {
+    if (!mayReadHistory(method)) return undefined;
     const block = this.#heads.tip('block')?.value;
     const slot = this.#heads.tip('slot')?.value;
     return historicalReadOf(method, params, { block, slot }, this.settings.historicalDepth);
