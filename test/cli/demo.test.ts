@@ -23,6 +23,11 @@ describe('sturdy-rpc demo', () => {
       expect(row.score === null || typeof row.score === 'number').toBe(true);
       expect(typeof row.state).toBe('string');
     }
+    // The node that falls 300 slots behind for a while: the table shows its lag and how long it was kept out.
+    const lagging = report.endpoints.find((row) => row.fault === 'lagging');
+    expect(lagging?.maxLagSlots).toBeGreaterThanOrEqual(200);
+    expect(lagging?.laggingMs).toBeGreaterThan(0);
+    expect(report.endpoints.find((row) => row.fault === 'healthy')?.laggingMs).toBe(0);
   }, 15_000);
 
   it('rejects a bad --duration with exit code 2 and the usage', async () => {
