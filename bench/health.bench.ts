@@ -9,13 +9,12 @@
  *    after it is back the pool sends it reads again, with the bench loop (`health` default)
  *    and with `health: false` (time-based recovery only), and probe traffic per endpoint per minute.
  */
-import { FallbackProvider, FetchRequest, JsonRpcProvider, Network } from 'ethers';
-import { createPublicClient, fallback, http } from 'viem';
 import type { HealthSettings } from '../src/health/config.js';
 import { createEvmClient } from '../src/evm/client.js';
 import { HttpTransportPool } from '../src/pool/http-transport-pool.js';
 import { startFaultServer, type FaultServer } from './fault-control.js';
-import { EVM_CHAIN_ID, evmBalanceOf, randomBytes, seededRandom } from './fault-model.js';
+import { createEthersFallback, createViemFallback } from './fault-clients.js';
+import { evmBalanceOf, randomBytes, seededRandom } from './fault-model.js';
 import { table } from './util.js';
 
 export interface HealthBenchOptions {
@@ -70,7 +69,7 @@ function sturdyLagClient(urls: readonly string[]): LagClient {
 }
 
 function viemLagClient(urls: readonly string[]): LagClient {
-  const client = createPublicClient({ transport: fallback(urls.map((url) => http(url, { timeout: TIMEOUT_MS }))), cacheTime: 0 });
+  const client = createViemFallback(urls);
   return {
     name: 'viem fallback',
     read: async (address) => {
@@ -82,23 +81,14 @@ function viemLagClient(urls: readonly string[]): LagClient {
 }
 
 function ethersLagClient(urls: readonly string[]): LagClient {
-  const network = Network.from(EVM_CHAIN_ID);
-  const subs = urls.map((url) => {
-    const request = new FetchRequest(url);
-    request.timeout = TIMEOUT_MS;
-    return new JsonRpcProvider(request, network, { staticNetwork: network, batchMaxCount: 1 });
-  });
-  const provider = new FallbackProvider(subs, network);
+  const { provider, destroy } = createEthersFallback(urls);
   return {
     name: 'ethers FallbackProvider',
     read: async (address) => {
       await provider.getBlockNumber();
       return (await provider.getBalance(address)) === evmBalanceOf(address);
     },
-    close: async () => {
-      provider.destroy();
-      for (const sub of subs) sub.destroy();
-    },
+    close: async () => destroy(),
   };
 }
 

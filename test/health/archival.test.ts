@@ -34,6 +34,13 @@ const missingTrieNode: Fixture = {
 const historicalOn = (server: FixtureServer) => server.requests.filter((r) => r.method === 'eth_getBalance' && (r.params as unknown[])[1] === OLD_BLOCK).length;
 const latestOn = (server: FixtureServer) => server.requests.filter((r) => r.method === 'eth_getBalance' && (r.params as unknown[])[1] === 'latest').length;
 
+/** A pool over two EVM fixture nodes (`first` first in the list), on `clock`, closed after the test. */
+function pairPool(clock: ReturnType<typeof createFakeClock>, first: { id: string; url: string; archival?: boolean }, second: { id: string; url: string }): HttpTransportPool {
+  const pool = new HttpTransportPool({ endpoints: [first, second], chain: 'evm', clock, random: createSeededRandom(2), concentration: { maxOperatorShare: 0 } });
+  pools.push(pool);
+  return pool;
+}
+
 describe('archival capability, learned', () => {
   it('sends a pruned node no second historical read in the next minute, while its latest reads continue, with no penalty', async () => {
     const clock = createFakeClock();
@@ -41,17 +48,7 @@ describe('archival capability, learned', () => {
     const pruned = await createFixtureServer({ fixtures: [missingTrieNode, balance], clock, head: { start: 5_000 } });
     const archive = await createFixtureServer({ fixtures: [balance], clock, head: { start: 5_000 } });
     servers.push(pruned, archive);
-    const pool = new HttpTransportPool({
-      endpoints: [
-        { id: 'pruned', url: pruned.url },
-        { id: 'archive', url: archive.url },
-      ],
-      chain: 'evm',
-      clock,
-      random: createSeededRandom(2),
-      concentration: { maxOperatorShare: 0 },
-    });
-    pools.push(pool);
+    const pool = pairPool(clock, { id: 'pruned', url: pruned.url }, { id: 'archive', url: archive.url });
     for (let i = 0; i < 4; i++) await pool.request('eth_blockNumber');
     // Until the pruned node has had one historical read (rotation decides which node gets the first).
     while (historicalOn(pruned) === 0) await expect(pool.request('eth_getBalance', [ADDRESS, OLD_BLOCK])).resolves.toBe('0x1');
@@ -76,17 +73,7 @@ describe('archival capability, learned', () => {
     const declaredPruned = await createFixtureServer({ fixtures: [balance], clock, head: { start: 5_000 } });
     const unknown = await createFixtureServer({ fixtures: [balance], clock, head: { start: 5_000 } });
     servers.push(declaredPruned, unknown);
-    const pool = new HttpTransportPool({
-      endpoints: [
-        { id: 'pruned', url: declaredPruned.url, archival: false },
-        { id: 'unknown', url: unknown.url },
-      ],
-      chain: 'evm',
-      clock,
-      random: createSeededRandom(2),
-      concentration: { maxOperatorShare: 0 },
-    });
-    pools.push(pool);
+    const pool = pairPool(clock, { id: 'pruned', url: declaredPruned.url, archival: false }, { id: 'unknown', url: unknown.url });
     for (let i = 0; i < 4; i++) await pool.request('eth_blockNumber');
     for (let i = 0; i < 4; i++) await pool.request('eth_getBalance', [ADDRESS, 'latest']).catch(() => undefined);
     expect(pool.snapshot().endpoints.map((e) => e.archival)).toEqual([false, 'unknown']);
