@@ -70,6 +70,8 @@ export class EndpointHealth implements CandidateFilter {
   readonly #host: EndpointHealthHost;
   readonly #loop: ProbeLoop | undefined;
   readonly #probes: Probe[];
+  /** Heads older than this take no part in the tip (and, without probes, end a lag verdict). */
+  readonly #staleAfterMs: number;
   readonly #lagOf = (role: RoleState) => (this.#heads.isLagging(role.endpoint.index) ? this.#heads.lagOf(role.endpoint.index) : 0);
 
   constructor(
@@ -94,6 +96,7 @@ export class EndpointHealth implements CandidateFilter {
     this.#rolesOf = endpoints.map(() => []);
     for (const role of roles) this.#rolesOf[role.endpoint.index]!.push(role);
     const staleAfterMs = Math.max(60_000, 3 * this.settings.probeIntervalMs);
+    this.#staleAfterMs = staleAfterMs;
     this.#heads = new HeadBook(endpoints.length, { allowance: this.settings.allowance, staleAfterMs, maxTipAgeMs: MAX_TIP_AGE_MS });
     this.#archival = new ArchivalBook(endpoints.map((endpoint) => endpoint.archival));
     const quantity: HeadQuantity = chain === 'solana' ? 'slot' : 'block';
@@ -112,13 +115,25 @@ export class EndpointHealth implements CandidateFilter {
   // ——— CandidateFilter: reputation and the host breaker, plus lag ———
 
   isExcluded(role: RoleState, nowMs: number): boolean {
-    return this.#inner.isExcluded(role, nowMs) || (this.#heads.anyLagging && this.#heads.isLagging(role.endpoint.index));
+    return this.#inner.isExcluded(role, nowMs) || (this.#heads.anyLagging && this.#lagExcludedUntil(role.endpoint.index, nowMs) > nowMs);
   }
 
   excludedUntil(role: RoleState, nowMs: number): number {
-    // A lagging endpoint returns when a head says so (its probe's answer wakes the waiters).
-    if (this.#heads.anyLagging && this.#heads.isLagging(role.endpoint.index)) return Number.POSITIVE_INFINITY;
-    return this.#inner.excludedUntil(role, nowMs);
+    const lagUntil = this.#heads.anyLagging ? this.#lagExcludedUntil(role.endpoint.index, nowMs) : 0;
+    return lagUntil > nowMs ? lagUntil : this.#inner.excludedUntil(role, nowMs);
+  }
+
+  /**
+   * Until when lag keeps an endpoint out (0: it does not). With probes, until a head says it
+   * is back (its probe's answer wakes the waiters). Without probes (`health: false`) nothing
+   * else would bring it back, so the verdict lapses with its head (`staleAfterMs`): its next
+   * answer judges it again.
+   */
+  #lagExcludedUntil(index: number, nowMs: number): number {
+    if (!this.#heads.isLagging(index)) return 0;
+    if (this.settings.active) return Number.POSITIVE_INFINITY;
+    const until = this.#heads.record(index)!.observedAtMs + this.#staleAfterMs;
+    return until > nowMs ? until : 0;
   }
 
   /**

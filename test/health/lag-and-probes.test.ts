@@ -274,7 +274,7 @@ describe('the bench loop', () => {
     expect(clock.pendingTimers).toBe(0);
   });
 
-  it('turns off every probe with health: false, and lag still takes an endpoint out', async () => {
+  it('turns off every probe with health: false; lag still takes an endpoint out, until its head is a minute old', async () => {
     const clock = createFakeClock();
     const ids = ['a', 'b', 'c'];
     const chain = createChain(clock, ids);
@@ -282,10 +282,14 @@ describe('the bench loop', () => {
     const pool = solanaPool(clock, chain, ids, { health: false });
     await calls(pool, clock, chain, 6);
     chain.down.add('a');
-    await calls(pool, clock, chain, 30, 'getBalance', 1_000);
+    expect((await calls(pool, clock, chain, 50, 'getBalance', 1_000))['c']).toBeUndefined();
     expect(endpointOf(pool, 'c').health).toBe('lagging');
     expect(chain.executor.received.filter((r) => r.method === 'getSlot')).toHaveLength(0);
     expect(clock.pendingTimers).toBe(0);
+    // Nothing probes it: a minute after its last head it gets one read, which judges it again (caught up now).
+    chain.lag['c'] = 0;
+    expect((await calls(pool, clock, chain, 30, 'getBalance', 1_000))['c']).toBeGreaterThan(5);
+    expect(endpointOf(pool, 'c').health).toBe('fresh');
     await pool.close();
   });
 
