@@ -5,7 +5,7 @@
  */
 import { Connection, PublicKey } from '@solana/web3.js';
 import { FallbackProvider, FetchRequest, JsonRpcProvider, Network } from 'ethers';
-import { createPublicClient, fallback, http } from 'viem';
+import { createPublicClient, fallback, http, type PublicClient } from 'viem';
 import { createEvmClient } from '../src/evm/client.js';
 import { HttpTransportPool } from '../src/pool/http-transport-pool.js';
 import { EVM_CHAIN_ID, evmBalanceOf, solanaBalanceOf } from './fault-model.js';
@@ -63,8 +63,13 @@ const sturdyUnguarded: FaultClientFactory = {
 };
 
 /** viem `fallback` over `urls` at its defaults (`rank` optional), checked against the right chain's answers. */
+/** A viem public client with `fallback` over `urls` at its defaults (`rank` optional), no cache. */
+export function createViemFallback(urls: readonly string[], rank = false): PublicClient {
+  return createPublicClient({ transport: fallback(urls.map((url) => http(url, { timeout: TIMEOUT_MS })), { rank }), cacheTime: 0 });
+}
+
 export function viemFallbackClient(urls: readonly string[], rank = false): FaultClient {
-  const client = createPublicClient({ transport: fallback(urls.map((url) => http(url, { timeout: TIMEOUT_MS })), { rank }), cacheTime: 0 });
+  const client = createViemFallback(urls, rank);
   return {
     run: async (item) =>
       item.kind === 'read'
@@ -75,7 +80,8 @@ export function viemFallbackClient(urls: readonly string[], rank = false): Fault
 }
 
 /** ethers `FallbackProvider` over `urls` at its defaults, checked against the right chain's answers. */
-export function ethersFallbackClient(urls: readonly string[]): FaultClient {
+/** An ethers `FallbackProvider` over `urls` at its defaults (static network, 2 s timeout, no batching), and how to destroy it. */
+export function createEthersFallback(urls: readonly string[]): { readonly provider: FallbackProvider; destroy(): void } {
   const network = Network.from(EVM_CHAIN_ID);
   const subs = urls.map((url) => {
     const request = new FetchRequest(url);
@@ -84,14 +90,22 @@ export function ethersFallbackClient(urls: readonly string[]): FaultClient {
   });
   const provider = new FallbackProvider(subs, network);
   return {
+    provider,
+    destroy: () => {
+      provider.destroy();
+      for (const sub of subs) sub.destroy();
+    },
+  };
+}
+
+export function ethersFallbackClient(urls: readonly string[]): FaultClient {
+  const { provider, destroy } = createEthersFallback(urls);
+  return {
     run: async (item) =>
       item.kind === 'read'
         ? (await provider.getBalance(item.evmAddress)) === evmBalanceOf(item.evmAddress)
         : (await provider.broadcastTransaction(item.evmRaw)).hash === item.evmHash,
-    close: async () => {
-      provider.destroy();
-      for (const sub of subs) sub.destroy();
-    },
+    close: async () => destroy(),
   };
 }
 

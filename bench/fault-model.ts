@@ -15,7 +15,9 @@ export type PortFault =
   /** Answers after `factor` × the base delay. */
   | { readonly type: 'slow'; readonly factor: number }
   /** Another chain: other chain id, genesis, heights and balances; rejects sends signed for ours. */
-  | { readonly type: 'wrong-chain' };
+  | { readonly type: 'wrong-chain' }
+  /** The right chain, `blocks` behind: heads (`eth_blockNumber`, `getSlot`, `context.slot`) that much lower, balances stale. */
+  | { readonly type: 'lag'; readonly blocks: number };
 
 export interface FaultServerConfig {
   /** Fixed delay of every answer, in ms (0: answer synchronously). */
@@ -51,10 +53,10 @@ export const WRONG_SLOT = 290_000_000;
 export const SOLANA_MAINNET_GENESIS = '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d';
 export const SOLANA_DEVNET_GENESIS = 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG';
 
-/** Balance of an EVM address (wei) on the right chain; the wrong chain answers one more. Below 2^53. */
-export function evmBalanceOf(address: string, wrongChain = false): bigint {
+/** Balance of an EVM address (wei) on the right chain; the wrong chain answers one more, a lagging node two more (stale). Below 2^53. */
+export function evmBalanceOf(address: string, wrongChain = false, stale = false): bigint {
   const tail = Number.parseInt(address.slice(-10), 16);
-  return BigInt(Number.isFinite(tail) ? tail : 0) * 1_000n + (wrongChain ? 1n : 0n);
+  return BigInt(Number.isFinite(tail) ? tail : 0) * 1_000n + (wrongChain ? 1n : 0n) + (stale ? 2n : 0n);
 }
 
 /** Balance of a Solana address (lamports) on the right chain; the wrong chain answers one more. Below 2^53. */

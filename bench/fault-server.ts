@@ -44,16 +44,16 @@ function record(key: string): void {
   ledger.set(key, (ledger.get(key) ?? 0) + 1);
 }
 
-function answer(method: string, params: readonly unknown[], wrong: boolean): Answer {
+function answer(method: string, params: readonly unknown[], wrong: boolean, lag = 0): Answer {
   switch (method) {
     case 'eth_blockNumber':
-      return { result: hex(wrong ? model.WRONG_BLOCK_NUMBER : model.BLOCK_NUMBER) };
+      return { result: hex((wrong ? model.WRONG_BLOCK_NUMBER : model.BLOCK_NUMBER) - lag) };
     case 'eth_chainId':
       return { result: hex(wrong ? model.WRONG_EVM_CHAIN_ID : model.EVM_CHAIN_ID) };
     case 'net_version':
       return { result: String(wrong ? model.WRONG_EVM_CHAIN_ID : model.EVM_CHAIN_ID) };
     case 'eth_getBalance':
-      return typeof params[0] === 'string' ? { result: hex(model.evmBalanceOf(params[0], wrong)) } : invalidParams;
+      return typeof params[0] === 'string' ? { result: hex(model.evmBalanceOf(params[0], wrong, lag > 0)) } : invalidParams;
     case 'eth_sendRawTransaction': {
       if (typeof params[0] !== 'string') return invalidParams;
       if (wrong) return { error: { code: -32000, message: `invalid chain id for signer: have ${model.EVM_CHAIN_ID} want ${model.WRONG_EVM_CHAIN_ID}` } };
@@ -80,7 +80,7 @@ function answer(method: string, params: readonly unknown[], wrong: boolean): Ans
       return { result: { context: { slot: wrong ? model.WRONG_SLOT : model.SLOT }, value } };
     }
     case 'getSlot':
-      return { result: wrong ? model.WRONG_SLOT : model.SLOT };
+      return { result: (wrong ? model.WRONG_SLOT : model.SLOT) - lag };
     case 'getGenesisHash':
       return { result: wrong ? model.SOLANA_DEVNET_GENESIS : model.SOLANA_MAINNET_GENESIS };
     case 'getHealth':
@@ -135,8 +135,9 @@ function handle(state: PortState, req: IncomingMessage, res: ServerResponse, bod
   try {
     const parsed = JSON.parse(body) as Call | Call[];
     const wrong = fault.type === 'wrong-chain';
+    const lag = fault.type === 'lag' ? fault.blocks : 0;
     const one = (call: Call) =>
-      envelope(call, answer(typeof call.method === 'string' ? call.method : '', Array.isArray(call.params) ? call.params : [], wrong));
+      envelope(call, answer(typeof call.method === 'string' ? call.method : '', Array.isArray(call.params) ? call.params : [], wrong, lag));
     text = Array.isArray(parsed) ? `[${parsed.map(one).join(',')}]` : one(parsed);
   } catch {
     text = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}';

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark side by side in one run. Never part of `npm test`.
  * Pass `--json <file>` to also write the raw results, `--quick` for short runs (CI smoke),
- * `--only <section,…>` (admission, selection, json, peers, heap, faults, slow-node, bundle) for a focused run,
+ * `--only <section,…>` (admission, selection, json, peers, heap, faults, slow-node, bundle, health) for a focused run,
  * `--rounds <n>` for more throughput rounds (the median ratio to raw undici steadies with more).
  */
 import { writeFileSync } from 'node:fs';
@@ -9,6 +9,7 @@ import { cpus } from 'node:os';
 import { benchAdmission } from './admission.bench.js';
 import { benchBundleSize } from './bundle-size.js';
 import { benchFaults } from './faults.bench.js';
+import { benchHealth } from './health.bench.js';
 import { benchHeap } from './heap.bench.js';
 import { benchJson } from './json.bench.js';
 import { benchPeers } from './peers.bench.js';
@@ -61,5 +62,12 @@ await section('slow-node', 'One slow node (1 600 ms) among 2 and 4 endpoints', (
 );
 
 await section('bundle', 'Browser bundle size: the same balance read with sturdy-rpc, @solana/kit and viem', benchBundleSize);
+await section('health', 'Endpoint health: a lagging node, a restarted node', () =>
+  benchHealth(
+    quick
+      ? { reads: 400, inFlight: 16, baseDelayMs: 5, lagBlocks: 200, downAtMs: 1_000, upAtMs: 2_000, maxRecoveryMs: 8_000, probeIntervalMs: 2_000, seed: 21 }
+      : { reads: 2_000, inFlight: 16, baseDelayMs: 5, lagBlocks: 200, downAtMs: 2_000, upAtMs: 5_000, maxRecoveryMs: 30_000, probeIntervalMs: 10_000, seed: 21 },
+  ),
+);
 
 if (jsonPath) writeFileSync(jsonPath, JSON.stringify(results, null, 2));

@@ -12,7 +12,7 @@
  *   node --import tsx examples/monitoring.ts
  */
 import { fileURLToPath } from 'node:url';
-import { createSeededRandom, HttpTransportPool, isTransportError, type PoolSnapshot } from '../src/index.js';
+import { createSeededRandom, HttpTransportPool, isTransportError, stringifyJson, type PoolSnapshot } from '../src/index.js';
 import { createFixtureServer, loadFixtures } from '../src/testing/index.js';
 
 const fixtures = loadFixtures([fileURLToPath(new URL('../fixtures/solana-getBalance.json', import.meta.url))]);
@@ -100,7 +100,8 @@ try {
   console.log('counters:');
   for (const [key, value] of [...counters].sort()) console.log(`  ${key} ${value}`);
 
-  const text = JSON.stringify(collected);
+  // Snapshots hold exact bigints (an endpoint's head): stringifyJson writes them as JSON numbers.
+  const text = stringifyJson(collected);
   const leaks = [KEY, ...urls, `:${healthy.port}`, `:${failing.port}`, `:${busy.port}`, 'localhost'].filter((s) => text.includes(s));
   console.log(`URLs or keys in ${collected.length} events + snapshot: ${leaks.length === 0 ? 'none' : leaks.join(', ')}`);
   if (leaks.length > 0) process.exitCode = 1;

@@ -14,8 +14,17 @@ export interface Clock {
   now(): number;
   /** Wall-clock milliseconds since the epoch, used only to read HTTP-dates (`Retry-After`). */
   wallNow(): number;
-  /** Runs `callback` once after `delayMs` (clamped to ≥ 0). */
-  setTimer(callback: () => void, delayMs: number): TimerHandle;
+  /**
+   * Runs `callback` once after `delayMs` (clamped to ≥ 0). `options.unref`: background work
+   * (probes) whose timer must not keep the process alive on its own.
+   */
+  setTimer(callback: () => void, delayMs: number, options?: TimerOptions): TimerHandle;
+}
+
+/** Options of {@link Clock.setTimer}. */
+export interface TimerOptions {
+  /** Let the process exit while this timer is pending (Node `timer.unref()`). @default false */
+  readonly unref?: boolean;
 }
 
 /** Uniform in [0, 1). */
@@ -28,9 +37,10 @@ const MAX_TIMER_DELAY_MS = 2_147_483_647;
 export const systemClock: Clock = {
   now: () => performance.now(),
   wallNow: () => Date.now(),
-  setTimer(callback, delayMs) {
-    // Not unref'd: every timer belongs to a call someone awaits (a deadline, a backoff, a
-    // wake-up); an unref'd one would let a script exit silently in the middle of that call.
+  setTimer(callback, delayMs, options) {
+    // Not unref'd by default: every timer of a call belongs to a call someone awaits (a
+    // deadline, a backoff, a wake-up); an unref'd one would let a script exit silently in the
+    // middle of that call. Background work (probes) asks for `unref`.
     // Node fires any delay above 2^31 − 1 ms after 1 ms, so long waits are re-armed in steps.
     const dueAt = performance.now() + Math.max(0, delayMs);
     let timer: ReturnType<typeof setTimeout>;
@@ -40,6 +50,7 @@ export const systemClock: Clock = {
         if (left > 1) arm(left);
         else callback();
       }, Math.min(Math.max(0, ms), MAX_TIMER_DELAY_MS));
+      if (options?.unref === true) (timer as { unref?: () => void }).unref?.();
     };
     arm(delayMs);
     let done = false;

@@ -4,6 +4,9 @@ export type { RequestOptions, RpcRequester } from './pool/request-options.js';
 export type { PoolSnapshot, RoleSnapshot, EndpointSnapshot, KindSnapshot } from './pool/snapshot.js';
 export type { ChainStatus } from './pool/chain-guard.js';
 export type { EndpointReputationView } from './pool/pool-health.js';
+export type { EndpointHeadView, EndpointHealthState } from './pool/endpoint-health.js';
+export type { HealthSettings } from './health/config.js';
+export type { ArchivalKnowledge } from './health/archival-book.js';
 export type {
   PoolEventMap,
   PoolEventName,
@@ -19,6 +22,8 @@ export type {
   ChainEvent,
   ReconcileEvent,
   HedgeEvent,
+  HeadEvent,
+  ProbeEvent,
 } from './pool/events.js';
 export type { BalanceSettings } from './balance/balancer.js';
 export type { HedgeSettings } from './balance/hedge-policy.js';
@@ -49,7 +54,7 @@ export { classifyMethod } from './jsonrpc/method-table.js';
 export { parseJsonExact, stringifyJson } from './jsonrpc/exact-json.js';
 export { TokenBucket } from './admission/token-bucket.js';
 export type { Availability } from './admission/role-state.js';
-export { systemClock, systemRandom, createSeededRandom, type Clock, type Random, type TimerHandle } from './clock.js';
+export { systemClock, systemRandom, createSeededRandom, type Clock, type Random, type TimerHandle, type TimerOptions } from './clock.js';
 export type { HttpExecutor, ExecuteRequest, ExecutorTarget, RawOutcome, ExecutorErrorKind } from './http/executor.js';
 export type { Cancellation } from './http/attempt-abort.js';
 export { createUndiciExecutor } from './http/undici-executor.js';

@@ -3,7 +3,7 @@ import { DEFAULT_BAND_THRESHOLDS, type BandThresholds } from '../reputation/scor
 
 /**
  * The demo's "state" column: what admission does with an endpoint right now, in the order
- * admission checks it (chain guard, host breaker, reputation bench, eligibility score,
+ * admission checks it (chain guard, lag, host breaker, reputation bench, eligibility score,
  * rate-limit cooldown, then the band that decides its turn). Pure: snapshot in, words out.
  */
 
@@ -12,6 +12,7 @@ const seconds = (ms: number) => (ms >= 60_000 ? `${(ms / 60_000).toFixed(1)} min
 export function admissionStateOf(endpoint: EndpointSnapshot, role: RoleSnapshot | undefined, thresholds: BandThresholds = DEFAULT_BAND_THRESHOLDS): string {
   if (endpoint.chain === 'wrong-chain') return 'excluded: wrong chain';
   if (endpoint.chain === 'unverified') return 'waiting: chain check';
+  if (endpoint.health === 'lagging') return `skipped: lagging${endpoint.head?.lag === undefined ? '' : ` ${endpoint.head.lag} behind the tip`}`;
   if (endpoint.breakerOpenRemainingMs > 0) return `skipped: host breaker open, ${seconds(endpoint.breakerOpenRemainingMs)} left`;
   const reputation = endpoint.reputation;
   if (reputation !== undefined && reputation.cooldownRemainingMs > 0) return `skipped: benched, ${seconds(reputation.cooldownRemainingMs)} left`;

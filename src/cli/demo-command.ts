@@ -6,7 +6,8 @@ import { formatTable } from './table.js';
 const HELP = `Usage: sturdy-rpc demo [options]
 
 Runs an offline demo: fake Solana nodes with faults on loopback (healthy, rate-limiting with
-Retry-After, resetting connections, slow, wrong chain), one pool, a mixed workload of reads
+Retry-After, resetting connections, slow, wrong chain, one that falls 300 slots behind for a
+while and catches up), one pool, a mixed workload of reads
 and sends; prints a per-endpoint table and the totals (success rate, p50/p99, duplicate
 sends — always 0).
 
@@ -25,8 +26,21 @@ function printDemo(report: DemoReport): void {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   console.log(
     formatTable(
-      ['endpoint', 'fault', 'requests', 'successes', '429s', 'cooldowns', 'hedged away', 'score', 'share', 'state'],
-      report.endpoints.map((r) => [r.endpoint, r.fault, r.requests, r.successes, r.rateLimited, r.cooldowns, r.hedgedAway, r.score ?? '-', pct(r.share), r.state]),
+      ['endpoint', 'fault', 'requests', 'successes', '429s', 'cooldowns', 'hedged away', 'score', 'share', 'max lag (slots)', 'lagging for', 'state'],
+      report.endpoints.map((r) => [
+        r.endpoint,
+        r.fault,
+        r.requests,
+        r.successes,
+        r.rateLimited,
+        r.cooldowns,
+        r.hedgedAway,
+        r.score ?? '-',
+        pct(r.share),
+        r.maxLagSlots ?? '-',
+        r.laggingMs === 0 ? '-' : `${(r.laggingMs / 1000).toFixed(1)} s`,
+        r.state,
+      ]),
     ),
   );
   console.log('');

@@ -9,7 +9,9 @@ export type DemoFault =
   | { readonly type: 'rate-limit'; readonly requestsPerSecond: number; readonly retryAfterSeconds: number }
   | { readonly type: 'reset'; readonly ratio: number }
   | { readonly type: 'slow'; readonly delayMs: number }
-  | { readonly type: 'wrong-chain' };
+  | { readonly type: 'wrong-chain' }
+  /** Healthy, but its slots (and the state it serves) lag by `lagSlots` while that is above 0. */
+  | { readonly type: 'lagging' };
 
 export interface DemoNode {
   readonly name: string;
@@ -21,6 +23,8 @@ export interface DemoNode {
   rateLimited: number;
   /** Connections reset after the request was read (and processed). */
   resets: number;
+  /** How far behind the chain this node answers now, in slots (the demo moves it for a `lagging` node). */
+  lagSlots: number;
   close(): Promise<void>;
 }
 
@@ -58,7 +62,7 @@ export function startDemoNode(name: string, fault: DemoFault, ledger: SendLedger
   let windowStart = 0;
   let inWindow = 0;
   let resetCounter = 0;
-  const node: DemoNode = { name, fault, url: '', received: 0, rateLimited: 0, resets: 0, close: () => Promise.resolve() };
+  const node: DemoNode = { name, fault, url: '', received: 0, rateLimited: 0, resets: 0, lagSlots: 0, close: () => Promise.resolve() };
 
   const handle = (req: IncomingMessage, res: ServerResponse, body: string) => {
     node.received++;
@@ -94,7 +98,7 @@ export function startDemoNode(name: string, fault: DemoFault, ledger: SendLedger
       req.socket.resetAndDestroy();
       return;
     }
-    const result = answer(method, params, fault, 300_000_000 + Math.floor(nowMs() / 400));
+    const result = answer(method, params, fault, 300_000_000 + Math.floor(nowMs() / 400) - node.lagSlots);
     const payload =
       result === undefined
         ? { jsonrpc: '2.0', id: request.id, error: { code: -32601, message: 'Method not found' } }

@@ -32,6 +32,10 @@ export interface DemoEndpointRow {
    * 22 < eligibility 30`, `paused: rate-limit cooldown, … left`, or `admitted` with the
    * reputation band that decides its turn (good ≥ 70 first, then fair ≥ 50, then poor ≥ 30).
    */
+  /** The largest lag behind the reference tip the pool saw for this endpoint, in slots (null: no head seen). */
+  readonly maxLagSlots: number | null;
+  /** How long the pool kept it out of rotation for lagging, in ms. */
+  readonly laggingMs: number;
   readonly state: string;
 }
 
@@ -61,7 +65,11 @@ const FAULTS: readonly (readonly [string, DemoFault])[] = [
   ['resetting', { type: 'reset', ratio: 0.2 }],
   ['slow', { type: 'slow', delayMs: 1_600 }],
   ['wrong-chain', { type: 'wrong-chain' }],
+  ['lagging', { type: 'lagging' }],
 ];
+/** The `lagging` node falls this far behind from 25 % to 60 % of the run, then catches up. */
+const LAG_SLOTS = 300;
+const LAG_WINDOW = [0.25, 0.6] as const;
 
 const ADDRESS = 'Vote111111111111111111111111111111111111111';
 
@@ -79,9 +87,11 @@ function percentile(sorted: readonly number[], p: number): number {
 }
 
 /**
- * The offline demo: five fake Solana nodes on loopback (healthy, rate-limiting with
- * Retry-After, resetting connections after processing, slow, wrong chain) and a mixed
- * workload of reads and sends through one pool, whose chain guard keeps the wrong chain out.
+ * The offline demo: six fake Solana nodes on loopback (healthy, rate-limiting with
+ * Retry-After, resetting connections after processing, slow, wrong chain, and one that falls
+ * 300 slots behind for a while and catches up) and a mixed workload of reads and sends
+ * through one pool, whose chain guard keeps the wrong chain out and whose head tracking
+ * keeps the lagging node out while it lags.
  */
 export async function runDemo(options: DemoOptions): Promise<DemoReport> {
   const random = createSeededRandom(options.seed);
@@ -99,7 +109,26 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
       expectedChain: { genesisHash: SOLANA_GENESIS_HASHES['mainnet-beta'] },
       random,
       retry: { maxRetries: 3, initialBackoffMs: 50, maxBackoffMs: 500 },
+      // A short demo: probe a node out of rotation every second (default 10 s).
+      health: { probeIntervalMs: 1_000 },
     });
+    const laggingSince = new Map<string, number>();
+    const laggingMs = new Map<string, number>();
+    pool.on('head', (e) => {
+      if (e.state === 'lagging') laggingSince.set(e.endpointId, e.atMs);
+      else if (laggingSince.has(e.endpointId)) {
+        laggingMs.set(e.endpointId, (laggingMs.get(e.endpointId) ?? 0) + e.atMs - laggingSince.get(e.endpointId)!);
+        laggingSince.delete(e.endpointId);
+      }
+    });
+    const maxLag = new Map<string, number>();
+    const sampleLag = () => {
+      for (const endpoint of pool.snapshot().endpoints) {
+        if (endpoint.head?.lag === undefined) continue;
+        maxLag.set(endpoint.endpointId, Math.max(maxLag.get(endpoint.endpointId) ?? 0, Number(endpoint.head.lag)));
+      }
+    };
+    const laggingNode = nodes.find((node) => node.fault.type === 'lagging');
     const cooldowns = new Map<string, number>();
     pool.on('cooldown', (e) => {
       if (e.phase === 'start') cooldowns.set(e.endpointId, (cooldowns.get(e.endpointId) ?? 0) + 1);
@@ -148,9 +177,14 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
       }
     };
     const ticker = setInterval(() => {
-      const elapsed = (systemClock.now() - started) / 1000;
-      options.progress?.(`\r${elapsed.toFixed(1)} s  calls ${calls}  ok ${succeeded}  sends ${sends}  ambiguous ${ambiguousSends}   `);
-    }, 250);
+      const elapsedMs = systemClock.now() - started;
+      if (laggingNode) laggingNode.lagSlots = elapsedMs >= LAG_WINDOW[0] * options.durationMs && elapsedMs < LAG_WINDOW[1] * options.durationMs ? LAG_SLOTS : 0;
+      sampleLag();
+      const lag = laggingNode ? pool.snapshot().endpoints.find((e) => e.endpointId === laggingNode.name)?.head?.lag : undefined;
+      options.progress?.(
+        `\r${(elapsedMs / 1000).toFixed(1)} s  calls ${calls}  ok ${succeeded}  sends ${sends}  ambiguous ${ambiguousSends}  lagging node ${lag ?? '-'} slots behind   `,
+      );
+    }, 100);
     try {
       await Promise.all(Array.from({ length: options.concurrency }, worker));
     } finally {
@@ -158,8 +192,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
       options.progress?.('\n');
     }
 
+    sampleLag();
     const snapshot = pool.snapshot();
     await pool.close();
+    for (const [endpointId, since] of laggingSince) laggingMs.set(endpointId, (laggingMs.get(endpointId) ?? 0) + systemClock.now() - since);
     const wrongChain = snapshot.endpoints.filter((e) => e.chain === 'wrong-chain').map((e) => e.endpointId);
     const totalReceived = nodes.reduce((sum, node) => sum + node.received, 0);
     const rows: DemoEndpointRow[] = nodes.map((node) => {
@@ -176,6 +212,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
         score: reputation ? Math.round(reputation.score) : null,
         share: totalReceived === 0 ? 0 : node.received / totalReceived,
         hedgedAway: hedgedAway.get(node.name) ?? 0,
+        maxLagSlots: maxLag.get(node.name) ?? null,
+        laggingMs: Math.round(laggingMs.get(node.name) ?? 0),
         state: endpoint === undefined ? 'unknown' : admissionStateOf(endpoint, roles.find((r) => r.kind === 'read')),
       };
     });

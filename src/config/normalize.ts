@@ -44,6 +44,8 @@ export interface NormalizedEndpoint {
   readonly roles: readonly NormalizedRole[];
   /** Whether the pool's `expectedChain` check applies (`verifyChain`, default true). */
   readonly verifyChain: boolean;
+  /** Declared archival (`archival`); undefined: learned from answers. */
+  readonly archival: boolean | undefined;
 }
 
 /**
@@ -145,6 +147,7 @@ export function normalizeEndpoints(options: HttpTransportPoolOptions): Normalize
       originConnections: undefined,
       roles,
       verifyChain: endpoint.verifyChain ?? true,
+      archival: endpoint.archival,
     };
   });
 

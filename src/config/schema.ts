@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { healthSettingsSchema } from '../health/config.js';
 
 /** An HTTP header name (an RFC 9110 token). */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -52,6 +53,7 @@ export const endpointSchema = roleSettingsSchema.extend({
   kinds: z.array(kindName).min(1, 'must not be empty').optional(),
   roles: z.record(kindName, roleSettingsSchema).optional(),
   verifyChain: z.boolean({ error: 'must be a boolean' }).optional(),
+  archival: z.boolean({ error: 'must be a boolean' }).optional(),
 });
 
 export const retrySettingsSchema = z
@@ -142,6 +144,7 @@ export const poolConfigSchema = z
           .strict(),
       ])
       .optional(),
+    health: z.union([z.literal(false), healthSettingsSchema]).optional(),
     executor: objectWith(['execute', 'close'], 'must have execute() and close()').optional(),
     clock: objectWith(['now', 'wallNow', 'setTimer'], 'must have now(), wallNow() and setTimer()').optional(),
     random: z.custom<() => number>((value) => typeof value === 'function', { message: 'must be a function' }).optional(),

@@ -1,6 +1,7 @@
 import type { Clock, Random } from '../clock.js';
 import type { BalanceSettings } from '../balance/balancer.js';
 import type { HedgeSettings } from '../balance/hedge-policy.js';
+import type { HealthSettings } from '../health/config.js';
 import type { HttpExecutor } from '../http/executor.js';
 import type { RequestKind, RetryClass } from '../retry/causes.js';
 
@@ -44,6 +45,12 @@ export interface EndpointConfig extends RoleSettings {
    * endpoint that answers no reads (a send-only relay). @default true
    */
   readonly verifyChain?: boolean;
+  /**
+   * Whether this node keeps historical state (EVM) or the full ledger (Solana). Historical
+   * reads go to endpoints known or declared archival and never to one declared `false`
+   * (unless no other endpoint is left). Unset: learned from answers. @default undefined (learned)
+   */
+  readonly archival?: boolean;
 }
 
 /**
@@ -112,6 +119,14 @@ export interface HttpTransportPoolOptions {
    * budget. @default { delayMs: 'auto', maxHedges: 1, budgetRatio: 0.1 }
    */
   readonly hedge?: HedgeSettings | false;
+  /**
+   * Endpoint health between calls: head tracking (always on), the sync allowance that takes
+   * lagging endpoints out of reads and sends, the bench loop that probes endpoints out of
+   * rotation, chain re-checks and archival routing. `false` turns off every active probe
+   * and re-check; passive head tracking and lag exclusion stay.
+   * @default { syncAllowance: 100 slots / 16 blocks, probeIntervalMs: 10000, probeAll: false, chainRecheckMs: 600000, historicalDepth: 128 }
+   */
+  readonly health?: HealthSettings | false;
   /** Largest accepted response body, in bytes (decoded). @default 16777216 (16 MiB) */
   readonly maxResponseBytes?: number;
   /**

@@ -8,6 +8,7 @@ import type { FailureCause } from '../retry/causes.js';
  * - `breaker`: its host's circuit breaker is open;
  * - `benched`: a reputation detector put it in cooldown;
  * - `below-threshold`: its reputation score is under the eligibility score (30 by default);
+ * - `lagging`: its head is further behind the chain's tip than `health.syncAllowance`;
  * - `backoff`: it already failed this call and the retry backoff has not ended;
  * - `cooldown`: it answered with a rate limit and the pause has not ended;
  * - `rate`: its `requestsPerSecond` bucket is empty;
@@ -20,6 +21,7 @@ export type WaitingReason =
   | 'breaker'
   | 'benched'
   | 'below-threshold'
+  | 'lagging'
   | 'backoff'
   | 'cooldown'
   | 'rate'

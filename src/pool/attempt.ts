@@ -10,7 +10,6 @@ import { classifyOutcome } from '../http/classify.js';
 import type { ExecuteRequest, ExecutorTarget, RawOutcome } from '../http/executor.js';
 import type { AbortReason, ClassifiedOutcome, ClassifyContext } from '../http/outcome.js';
 import type { SentTransactionId } from '../jsonrpc/transaction-id.js';
-import type { ChainCheck } from './chain-guard.js';
 import type { PoolInternals } from './internals.js';
 
 /**
@@ -146,8 +145,8 @@ export async function exchange(pool: PoolInternals, control: AttemptControl, exc
   }
 }
 
-/** The chain guard's question to one endpoint, outside admission, under the role's `requestTimeoutMs`. */
-export async function askEndpoint(pool: PoolInternals, role: RoleState, check: ChainCheck): Promise<{ readonly outcome: ClassifiedOutcome; readonly latencyMs: number }> {
+/** The chain guard's question (or a health probe) to one endpoint, outside admission, under the role's `requestTimeoutMs`. */
+export async function askEndpoint(pool: PoolInternals, role: RoleState, check: Exchanged): Promise<{ readonly outcome: ClassifiedOutcome; readonly latencyMs: number }> {
   const started = pool.clock.now();
   // Outside admission, but it spends a token when one is there, so the first call waits its turn.
   role.bucket?.tryTake(started);

@@ -110,6 +110,8 @@ interface Entry {
   failures: number;
   /** How the last failed check failed. */
   lastFailureCause: FailureCause | undefined;
+  /** When the endpoint was last verified (for `health.chainRecheckMs`). */
+  verifiedAtMs: number;
 }
 
 /**
@@ -138,7 +140,7 @@ export class ChainGuard {
       role.chainPending = checked;
       const entry = this.#entries.get(role.endpointId);
       if (entry) entry.roles.push(role);
-      else this.#entries.set(role.endpointId, { status: checked ? 'unverified' : 'unchecked', role, roles: [role], checking: false, nextCheckAtMs: 0, failures: 0, lastFailureCause: undefined });
+      else this.#entries.set(role.endpointId, { status: checked ? 'unverified' : 'unchecked', role, roles: [role], checking: false, nextCheckAtMs: 0, failures: 0, lastFailureCause: undefined, verifiedAtMs: 0 });
     }
   }
 
@@ -168,12 +170,42 @@ export class ChainGuard {
     return Number.POSITIVE_INFINITY;
   }
 
+  /**
+   * The bench loop's share (`health`): retries a failed check when its pause is over, even
+   * with no call to start it, and asks every verified endpoint again `recheckMs` after it
+   * was verified (0 = never), so a load balancer that starts routing to another chain is
+   * caught. A verified endpoint keeps serving while it is re-checked; a failed re-check is
+   * asked again at the next interval. Returns when something is next due.
+   */
+  housekeeping(nowMs: number, recheckMs: number): number {
+    let next = Number.POSITIVE_INFINITY;
+    for (const entry of this.#entries.values()) {
+      if (entry.checking) continue;
+      if (entry.status === 'unverified' && entry.failures > 0) {
+        if (nowMs >= entry.nextCheckAtMs) this.pending(entry.role, nowMs);
+        else next = Math.min(next, entry.nextCheckAtMs);
+      } else if (entry.status === 'verified' && recheckMs > 0) {
+        const dueAtMs = entry.verifiedAtMs + recheckMs;
+        if (nowMs < dueAtMs) {
+          next = Math.min(next, dueAtMs);
+        } else {
+          entry.checking = true;
+          void this.#run(entry);
+        }
+      }
+    }
+    return next;
+  }
+
   async #run(entry: Entry): Promise<void> {
     const endpointId = entry.role.endpointId;
+    const recheck = entry.status === 'verified';
     try {
       for (const chainCheck of this.#checks) {
         const { outcome, latencyMs } = await this.#host.ask(entry.role, chainCheck);
         if (this.#host.closed()) return;
+        const failure = !outcome.ok ? outcome : chainCheck.read(outcome.result) === undefined ? failureOf('chain-check-invalid', { status: outcome.status }) : undefined;
+        if (failure !== undefined && recheck) return this.#recheckFailed(entry, failure);
         if (!outcome.ok) return this.#failed(entry, outcome);
         const reported = chainCheck.read(outcome.result);
         if (reported === undefined) return this.#failed(entry, failureOf('chain-check-invalid', { status: outcome.status }));
@@ -185,6 +217,8 @@ export class ChainGuard {
           return;
         }
       }
+      entry.verifiedAtMs = this.#clock.now();
+      if (recheck) return;
       entry.status = 'verified';
       this.#events.emit('chain', { atMs: this.#clock.now(), endpointId, status: 'verified' });
       for (const role of entry.roles) role.chainPending = false;
@@ -192,6 +226,14 @@ export class ChainGuard {
     } finally {
       entry.checking = false;
     }
+  }
+
+  /** A re-check of a verified endpoint got no answer to judge: it keeps serving, and is asked again one interval later. */
+  #recheckFailed(entry: Entry, failure: ClassifiedFailure): void {
+    entry.checking = false;
+    entry.verifiedAtMs = this.#clock.now();
+    this.#events.emit('chain', { atMs: this.#clock.now(), endpointId: entry.role.endpointId, status: 'check-failed', detail: failure.detail });
+    this.#host.onCheckFailed(entry.role, failure);
   }
 
   #failed(entry: Entry, failure: ClassifiedFailure): void {

@@ -100,6 +100,42 @@ export interface HedgeEvent extends EventBase {
   readonly delayMs: number;
 }
 
+/** An endpoint started (`lagging`) or stopped (`fresh`) lagging the reference tip by more than the sync allowance. */
+export interface HeadEvent extends EventBase {
+  readonly endpointId: string;
+  readonly state: 'lagging' | 'fresh';
+  /** What the heads count: Solana slots or EVM blocks. */
+  readonly quantity: 'slot' | 'block';
+  /** The endpoint's head, the reference tip and how far behind it is (0 when at or past it). */
+  readonly head: bigint;
+  readonly tip: bigint;
+  readonly lag: bigint;
+  /** The sync allowance in force, in slots or blocks (a lagging endpoint is back within half of it). */
+  readonly syncAllowance: number;
+}
+
+/** One probe of the bench loop (`health`): sent once per backend for every endpoint entry sharing it. */
+export interface ProbeEvent extends EventBase {
+  /** The endpoint the probe went through. */
+  readonly endpointId: string;
+  /** Every endpoint entry sharing the probed backend (the outcome counts for each). */
+  readonly endpointIds: readonly string[];
+  readonly method: string;
+  /** Why it was probed: out of rotation (benched, broken host), lagging, holding the reference tip, or `probeAll`. */
+  readonly reason: 'out-of-rotation' | 'lagging' | 'reference' | 'all';
+  /** `skipped`: no token to spare, a call waiting, or no free permit; nothing was sent. */
+  readonly outcome: 'ok' | 'failed' | 'skipped';
+  readonly latencyMs?: number;
+  /** The head the answer gave. */
+  readonly head?: bigint;
+  /** For `failed`: what went wrong (`connection-refused`, `http-502`, …). */
+  readonly detail?: string;
+  /** Good probes in a row so far (two readmit an endpoint benched by reputation or a broken host). */
+  readonly goodInARow?: number;
+  /** True when this probe readmitted the endpoints. */
+  readonly readmitted?: boolean;
+}
+
 export interface PoolEventMap {
   attempt: AttemptEvent;
   success: SuccessEvent;
@@ -112,6 +148,8 @@ export interface PoolEventMap {
   chain: ChainEvent;
   reconcile: ReconcileEvent;
   hedge: HedgeEvent;
+  head: HeadEvent;
+  probe: ProbeEvent;
 }
 
 export type PoolEventName = keyof PoolEventMap;

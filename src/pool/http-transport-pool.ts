@@ -20,6 +20,7 @@ import { reconcileSettingsOf } from './reconcile.js';
 import { ChainGuard, chainChecksOf, chainMismatchError, describeExpectedChain, type ChainGuardHost } from './chain-guard.js';
 import { PoolEvents, type PoolEventListener, type PoolEventName } from './events.js';
 import { PoolHealth } from './pool-health.js';
+import { EndpointHealth } from './endpoint-health.js';
 import { HttpRequestPermit, permitRole, type PermitHost } from './permit.js';
 import { Hedging } from './hedged-attempt.js';
 import { askEndpoint } from './attempt.js';
@@ -49,6 +50,8 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   /** Hedged reads and the retry budget; undefined with `hedge: false`. */
   readonly #hedging: Hedging | undefined;
   readonly #health: PoolHealth;
+  /** Heads, lag, probes, chain re-checks and archival routing (`health`). */
+  readonly #endpointHealth: EndpointHealth;
   readonly #internals: PoolInternals;
   readonly #methods: Readonly<Record<string, MethodClassification>>;
   /** Endpoint ids per operator (a hedge prefers another operator). */
@@ -86,7 +89,15 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     this.#expectedChain = describeExpectedChain(options);
     this.#chainGuard =
       chainChecks.length === 0 ? undefined : new ChainGuard(chainChecks, this.#roles, this.#events, this.#clock, this.#chainGuardHost());
-    this.#admission = new Admission(this.#clock, this.#health, this.#chainGuard, this.#balancer);
+    this.#endpointHealth = new EndpointHealth(options.health, options.chain, this.#endpoints, this.#roles, this.#health, this.#chainGuard, this.#events, this.#clock, random, {
+      ask: (role, check) => askEndpoint(this.#internals, role, check),
+      waiting: (kind) => this.#groups.get(kind)?.queue.length ?? 0,
+      wake: () => {
+        for (const group of this.#groups.values()) this.#admission.drain(group);
+      },
+      closed: () => this.#closed,
+    });
+    this.#admission = new Admission(this.#clock, this.#endpointHealth, this.#chainGuard, this.#balancer);
     const fragments = secretFragments(
       this.#endpoints.map((e) => e.url),
       this.#endpoints.flatMap((e) => Object.values(e.headers)),
@@ -118,6 +129,11 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       acquire: (kind, acquireOptions, avoid, explore) => pool.#acquire(kind, acquireOptions, avoid, explore),
       tryAcquire: (kind, acquireOptions, avoid, explore) => pool.#tryAcquire(kind, acquireOptions, avoid, explore),
       classify: (method, requestOptions) => pool.#classify(method, requestOptions),
+      health: this.#endpointHealth,
+      historicalAvoid: (kind, read) => {
+        const group = pool.#groups.get(kind);
+        return group === undefined ? undefined : pool.#endpointHealth.avoidFor(read, group.roles);
+      },
       hedging: this.#hedging,
       tryHedgePermit: (kind, primary, signal) => pool.#tryHedgePermit(kind, primary, signal),
       observeLost: (role, elapsedMs) => pool.#balancer?.observeLost(role, elapsedMs, pool.#clock.now()),
@@ -164,7 +180,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
 
   /** Per-role and per-endpoint state. Contains endpoint ids and operators only — never a URL, header or key. */
   snapshot(): PoolSnapshot {
-    return buildSnapshot(this.#endpoints, this.#roles, this.#health, this.#chainGuard, this.#hedging, this.#clock.now(), this.#closed);
+    return buildSnapshot(this.#endpoints, this.#roles, this.#health, this.#chainGuard, this.#hedging, this.#clock.now(), this.#closed, this.#endpointHealth);
   }
 
   /** Rejects waiting calls with `POOL_CLOSED`, aborts calls in flight, stops every timer and closes connections. */
@@ -173,6 +189,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     this.#closed = true;
     const closedError = () => new TransportError('POOL_CLOSED', 'The pool was closed', { context: {} });
     this.#closedError = closedError();
+    this.#endpointHealth.close();
     for (const group of this.#groups.values()) this.#admission.rejectAll(group, closedError);
     for (const attempt of [...this.#internals.cancelOnClose]) attempt.abortByCaller();
     this.#closing = this.#internals.executor.close();
@@ -290,10 +307,12 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       // A timed-out attempt took at least this long: the latency estimate must know.
       if (cause === 'timeout' && elapsedMs !== undefined) this.#balancer?.observeAtLeast(role, elapsedMs, this.#clock.now());
       this.#health.recordFailure(role, cause, failure);
+      this.#endpointHealth.afterFailure(role);
       if (failure?.providerDelayMs !== undefined && cause !== 'rate-limited') this.#startCooldown(role, failure.providerDelayMs, false);
     },
     onRateLimited: (role, providerDelayMs) => {
       this.#health.recordFailure(role, 'rate-limited', undefined);
+      this.#endpointHealth.afterFailure(role);
       this.#startCooldown(role, providerDelayMs, true);
     },
     onRelease: (role, reported) => {

@@ -9,6 +9,8 @@ import type { TransportError } from '../errors/transport-error.js';
 import type { HttpExecutor } from '../http/executor.js';
 import type { RequestKind, RetryClass } from '../retry/causes.js';
 import type { TransportRetrySettings } from '../retry/evaluate.js';
+import type { HistoricalRead } from '../health/historical.js';
+import type { EndpointHealth } from './endpoint-health.js';
 import type { PoolEvents } from './events.js';
 import type { Hedging } from './hedged-attempt.js';
 import type { HttpRequestPermit } from './permit.js';
@@ -55,6 +57,10 @@ export interface PoolInternals {
   /** The permit when a role admits right now; undefined otherwise (including every error case: `acquire` reports those). */
   tryAcquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance, explore?: boolean): HttpRequestPermit | undefined;
   classify(method: string, options: RequestOptions): MethodClassification & { readonly retryClass: RetryClass };
+  /** Endpoint health: every attempt's answer is reported to it (heads, archival lessons). */
+  readonly health: Pick<EndpointHealth, 'onAnswer' | 'historicalOf'>;
+  /** Endpoints of `kind` a historical read must not go to (known pruned), or undefined. */
+  historicalAvoid(kind: RequestKind, read: HistoricalRead): ReadonlySet<string> | undefined;
   /** Whether this idempotent read explores (takes the costlier candidate): every 1/exploreRatio-th one. */
   nextExplores(): boolean;
   /** Hedging and the retry budget; undefined with `hedge: false`. */

@@ -148,6 +148,51 @@ export class PoolHealth implements CandidateFilter {
     else if (hostAnswered) this.applyBreaker(role, now, health.breaker.recordSuccess(host, now));
   }
 
+  /**
+   * A health probe's outcome: a good one is the recovery signal (+5), a failed one its
+   * failure's severity; both move the score and strikes and never the rate detectors (a
+   * benched endpoint must not re-bench itself on its own probes). Only good probes reach
+   * the host breaker: probes never open one.
+   */
+  recordProbe(roles: readonly RoleState[], failure: ClassifiedFailure | undefined): void {
+    const health = this.health;
+    if (!health) return;
+    const now = this.clock.now();
+    const signal: ReputationSignal = failure ? { kind: failure.signal, isHealthCheck: true } : { kind: 'recovery', isHealthCheck: true };
+    this.eachKeyAndHost(roles, (role) => this.apply(role, now, health.tracker.record(health.keyOf.get(role.endpointId)!, signal, now)), (role) => {
+      if (!failure) this.applyBreaker(role, now, health.breaker.recordSuccess(role.endpoint.hostname, now));
+    });
+  }
+
+  /** Good probes readmit these endpoints (one backend): reputation recovers now and the host breaker closes. */
+  readmit(roles: readonly RoleState[]): void {
+    const health = this.health;
+    if (!health) return;
+    const now = this.clock.now();
+    this.eachKeyAndHost(
+      roles,
+      (role) => this.apply(role, now, health.tracker.reinstate(health.keyOf.get(role.endpointId)!, now)),
+      (role) => this.applyBreaker(role, now, health.breaker.reset(role.endpoint.hostname, now)),
+    );
+  }
+
+  /** Runs `perKey` once per reputation key and `perHost` once per host among `roles` (entries sharing a URL share both). */
+  private eachKeyAndHost(roles: readonly RoleState[], perKey: (role: RoleState) => void, perHost: (role: RoleState) => void): void {
+    const keys = new Set<ReputationKey>();
+    const hosts = new Set<string>();
+    for (const role of roles) {
+      const key = this.health!.keyOf.get(role.endpointId)!;
+      if (!keys.has(key)) {
+        keys.add(key);
+        perKey(role);
+      }
+      if (!hosts.has(role.endpoint.hostname)) {
+        hosts.add(role.endpoint.hostname);
+        perHost(role);
+      }
+    }
+  }
+
   breakerRemainingMs(endpointId: string, nowMs: number): number {
     const role = this.firstRoleOf.get(endpointId);
     if (!this.health || !role) return 0;

@@ -35,11 +35,14 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
   const startedAt = clock.now();
   // A send's id is computed once from its bytes: its answer must be that id, and its errors carry it.
   const sentTransactionId = retryClass === 'never-after-dispatch' ? sentTransactionIdOf(method, params) : undefined;
-  const call: CallContext = { method, params, kind, retryClass, attempts: [], redact: pool.redact, body, sentTransactionId };
+  const historical = pool.health.historicalOf(method, params);
+  const call: CallContext = { method, params, kind, retryClass, attempts: [], redact: pool.redact, body, sentTransactionId, historical };
   // A caller that aborts in the same tick it made the call must see nothing sent.
   if (signal) await Promise.resolve();
   let failed: Set<string> | undefined;
-  let avoid: RetryAvoidance | undefined;
+  // A historical read never goes to an endpoint known to be pruned (unless none other is left).
+  const pruned = historical === undefined || options.endpoint !== undefined ? undefined : pool.historicalAvoid(kind, historical);
+  let avoid: RetryAvoidance | undefined = pruned === undefined ? undefined : { endpoints: pruned, untilMs: Number.POSITIVE_INFINITY };
   // Only an idempotent read that is not pinned may be hedged or explore the costlier
   // endpoint (a hedge or a retry covers it); a send, an unknown method, a filter poll never.
   const hedgeable = retryClass === 'idempotent' && options.endpoint === undefined && pool.hedging?.of(kind)?.hasPeers === true;
@@ -104,8 +107,10 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
       throw finalError('budget-exhausted', failure, call, failure.endpointId, deadlineMs - startedAt);
     }
     last = failure;
-    failed ??= new Set();
+    failed ??= new Set(pruned);
     for (const endpointId of failedEndpointIds) failed.add(endpointId);
+    // A node that just said it is pruned joins them: the retry goes elsewhere at once.
+    if (historical !== undefined) for (const endpointId of pool.historicalAvoid(kind, historical) ?? []) failed.add(endpointId);
     // Failing over to another endpoint is immediate; an endpoint that already failed this
     // call is used again only after the backoff, and only when no other can admit.
     avoid = { endpoints: failed, untilMs: clock.now() + decision.delayMs };

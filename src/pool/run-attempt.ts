@@ -1,6 +1,7 @@
 import type { AttemptRecord } from '../errors/transport-error.js';
 import type { RawOutcome } from '../http/executor.js';
 import type { ClassifiedFailure, ClassifiedOutcome } from '../http/outcome.js';
+import type { HistoricalRead } from '../health/historical.js';
 import type { RequestKind } from '../retry/causes.js';
 import { AttemptControl, exchange, type Exchanged } from './attempt.js';
 import type { FailedCall } from './call-errors.js';
@@ -13,6 +14,8 @@ export interface CallContext extends FailedCall, Exchanged {
   readonly attempts: AttemptRecord[];
   /** The request body for a given JSON-RPC id (params serialized once). */
   readonly body: (id: number) => string;
+  /** Set when the call reads historical data (archival routing and learning). */
+  readonly historical: HistoricalRead | undefined;
 }
 
 /** A failed attempt, with its endpoint and a secret-free stand-in for the transport error (its code only). */
@@ -73,6 +76,8 @@ export async function runAttempt(
   }
   const latencyMs = clock.now() - started;
   const { endpointId } = permit;
+  // A hedge race's loser teaches nothing: its answer (if any) was cut short.
+  if (entry?.lost !== true) pool.health.onAnswer(permitRole(permit), call.method, call.params, call.historical, outcome);
   try {
     if (outcome.ok) {
       permit.recordSuccess(latencyMs);

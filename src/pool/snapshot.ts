@@ -4,6 +4,8 @@ import type { RequestKind } from '../retry/causes.js';
 import type { ChainGuard, ChainStatus } from './chain-guard.js';
 import type { Hedging } from './hedged-attempt.js';
 import type { EndpointReputationView, PoolHealth } from './pool-health.js';
+import type { ArchivalKnowledge } from '../health/archival-book.js';
+import type { EndpointHeadView, EndpointHealth, EndpointHealthState } from './endpoint-health.js';
 
 export interface RoleSnapshot {
   readonly endpointId: string;
@@ -35,6 +37,16 @@ export interface EndpointSnapshot {
   readonly breakerOpenRemainingMs: number;
   /** The `expectedChain` check: `unchecked` without one (or with `verifyChain: false`); `wrong-chain` endpoints are excluded. */
   readonly chain: ChainStatus;
+  /** The endpoint's last observed head (Solana slot or EVM block); undefined until an answer carried one. */
+  readonly head: EndpointHeadView | undefined;
+  /**
+   * `lagging`: further behind the reference tip than the sync allowance (out of reads and
+   * sends); `out-of-rotation`: benched by reputation, behind an open host breaker, or not
+   * (yet) on the expected chain; `fresh`: a head within the allowance; `unknown`: no head yet.
+   */
+  readonly health: EndpointHealthState;
+  /** Whether the node keeps history: declared (`archival`) or learned from answers. */
+  readonly archival: ArchivalKnowledge;
 }
 
 /** Per request kind: hedged reads and the budget that hedges and retries share (none with `hedge: false`). */
@@ -62,6 +74,7 @@ export function buildSnapshot(
   hedging: Hedging | undefined,
   nowMs: number,
   closed: boolean,
+  endpointHealth: EndpointHealth,
 ): PoolSnapshot {
   return {
     closed,
@@ -78,6 +91,9 @@ export function buildSnapshot(
       reputation: health.reputationOf(endpoint.id, nowMs),
       breakerOpenRemainingMs: health.breakerRemainingMs(endpoint.id, nowMs),
       chain: chainGuard?.status(endpoint.id) ?? 'unchecked',
+      head: endpointHealth.headOf(endpoint.index, nowMs),
+      health: endpointHealth.stateOf(endpoint.index, nowMs),
+      archival: endpointHealth.archivalOf(endpoint.index, nowMs),
     })),
     roles: roles.map((role) => {
       health.settle(role, nowMs);

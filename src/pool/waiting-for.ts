@@ -12,7 +12,7 @@ export type { WaitingFor, WaitingReason };
 
 /** What reputation and the host breaker say about an excluded role. */
 export interface Exclusion {
-  readonly reason: 'breaker' | 'benched' | 'below-threshold';
+  readonly reason: 'breaker' | 'benched' | 'below-threshold' | 'lagging';
   /** When it may end by time alone (Infinity when only new signals can end it). */
   readonly untilMs: number;
 }
@@ -60,6 +60,7 @@ const WORDS: Readonly<Record<WaitingReason, string>> = {
   breaker: 'host breaker open',
   benched: 'benched by reputation',
   'below-threshold': 'reputation below the eligibility score',
+  lagging: 'lagging behind the chain tip',
   backoff: 'retry backoff',
   cooldown: 'rate-limit cooldown',
   rate: 'requestsPerSecond budget spent',

@@ -51,6 +51,8 @@ export interface HostBreaker {
   recordFailure(host: string, nowMs: number): readonly HostBreakerChange[];
   /** Reports a `close` due to time alone — call it when an open's `untilMs` timer fires. */
   settle(host: string, nowMs: number): readonly HostBreakerChange[];
+  /** Ends a running open now (health probes proved the host answers); the escalation memory stays. */
+  reset(host: string, nowMs: number): readonly HostBreakerChange[];
   isOpen(host: string, nowMs: number): boolean;
   /** End of the running open, or `undefined` when closed (the pool waits for the earliest). */
   openUntil(host: string, nowMs: number): number | undefined;
@@ -155,6 +157,15 @@ export function createHostBreaker(options: CreateHostBreakerOptions = {}): HostB
     settle: (host, nowMs) => {
       const s = peek(host);
       if (s === undefined) return NO_CHANGES;
+      const changes: HostBreakerChange[] = [];
+      advance(s, nowMs, changes);
+      return changes.length === 0 ? NO_CHANGES : changes;
+    },
+    reset: (host, nowMs) => {
+      const s = peek(host);
+      if (s === undefined || !isOpenState(s, nowMs)) return NO_CHANGES;
+      s.openUntilMs = nowMs;
+      s.windowIndex = -Infinity;
       const changes: HostBreakerChange[] = [];
       advance(s, nowMs, changes);
       return changes.length === 0 ? NO_CHANGES : changes;

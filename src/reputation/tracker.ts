@@ -79,6 +79,12 @@ export interface ReputationTracker {
    */
   nextTimeChangeMs(key: ReputationKey, nowMs: number): number | undefined;
   view(key: ReputationKey, nowMs: number): ReputationView;
+  /**
+   * Readmission earned by good health probes: what time-based recovery would do after
+   * `recoveryTimeoutMs`, now — the score returns to at least `initialScore`, running
+   * cooldowns end and strikes reset. The rate detectors keep their escalation history.
+   */
+  reinstate(key: ReputationKey, nowMs: number): readonly ReputationChange[];
   isEligible(key: ReputationKey, nowMs: number): boolean;
   /** Score as read at `nowMs` (time-based recovery applied). */
   scoreOf(key: ReputationKey, nowMs: number): number;
@@ -221,10 +227,26 @@ export function createReputationTracker(options: CreateReputationTrackerOptions 
     return e === undefined ? config.initialScore : readScore(e, nowMs);
   };
 
+  const reinstate = (key: ReputationKey, nowMs: number): readonly ReputationChange[] => {
+    const prev = store.get(key);
+    if (prev === undefined) return NO_CHANGES;
+    const endNow = (until: number | null) => (until !== null && until > nowMs ? nowMs : until);
+    const next: MutableEntry = {
+      ...prev,
+      score: Math.max(readScore(prev, nowMs), config.initialScore),
+      lastSignalMs: nowMs,
+      strikes: { strikes: 0, cooldownUntilMs: endNow(prev.strikes.cooldownUntilMs) },
+      criticalRate: { ...prev.criticalRate, cooldownUntilMs: endNow(prev.criticalRate.cooldownUntilMs) },
+      invalidRate: { ...prev.invalidRate, cooldownUntilMs: endNow(prev.invalidRate.cooldownUntilMs) },
+    };
+    return commit(key, next, endedCooldown(next, nowMs), []);
+  };
+
   return {
     config,
     record,
     settle,
+    reinstate,
     view,
     scoreOf,
     isEligible: (key, nowMs) => isEligibleEntry(store.get(key), nowMs),

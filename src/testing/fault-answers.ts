@@ -144,6 +144,25 @@ function lag(call: JsonRpcCall, answer: ReplayAnswer, behaviour: LagBehaviour): 
   }
 }
 
+/** The fixture server's `head` option: the node's head at `headNow`, answered for head-bearing calls. */
+export function headAnswer(call: JsonRpcCall, answer: ReplayAnswer | undefined, headNow: bigint): ReplayAnswer | undefined {
+  switch (call.method) {
+    case 'getSlot':
+      return jsonAnswer(resultBody(call.id, headNow.toString()));
+    case 'eth_blockNumber':
+      return jsonAnswer(resultBody(call.id, stringifyJson(`0x${headNow.toString(16)}`)));
+    default:
+      // Every Solana RpcResponse answer carries the slot it was read at.
+      return (
+        answer &&
+        withResult(answer, (result) => {
+          if (!isRecord(result) || !isRecord(result['context'])) return result;
+          return { ...result, context: { ...result['context'], slot: headNow } };
+        })
+      );
+  }
+}
+
 /** Applies the transforming behaviours to one call's normal answer. */
 export function transformAnswer(call: JsonRpcCall, answer: ReplayAnswer, transforms: readonly TransformBehaviour[]): ReplayAnswer {
   let current = answer;

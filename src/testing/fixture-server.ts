@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { createSeededRandom, systemClock, type Clock, type Random, type TimerHandle } from '../clock.js';
 import { corsAnswerHeaders, corsPreflightHeaders, corsSettings, type FixtureServerCors } from './cors.js';
 import { createBehaviourEngine, type BehaviourPlan, type FixtureServerBehaviours } from './behaviours.js';
-import { httpErrorAnswer, htmlAnswer, rateLimitAnswer, transformAnswer, truncateAnswer } from './fault-answers.js';
+import { headAnswer, httpErrorAnswer, htmlAnswer, rateLimitAnswer, transformAnswer, truncateAnswer } from './fault-answers.js';
 import type { Fixture } from './fixtures.js';
 import { answerBody, answerCall, callsOf, parseRequestBody, type ParsedRequestBody, type ReplayAnswer } from './replay.js';
 
@@ -28,6 +28,21 @@ export interface CreateFixtureServerOptions {
    * @default false (OPTIONS gets 405, no CORS headers)
    */
   readonly cors?: boolean | FixtureServerCors;
+  /**
+   * A chain head that advances with the server's clock: `getSlot` and `eth_blockNumber` answer
+   * it (no fixture needed) and every Solana `result.context.slot` carries it. A `lag`
+   * behaviour lowers it, so several servers sharing one clock make a chain with lagging nodes.
+   * @default no head: answers come from the fixtures only
+   */
+  readonly head?: FixtureServerHead;
+}
+
+/** The fixture server's advancing head. */
+export interface FixtureServerHead {
+  /** The head at the server's start (slot or block number). */
+  readonly start: number | bigint;
+  /** How fast it advances, per second of the server's clock (Solana ≈ 2.5 slots/s). @default 0 */
+  readonly perSecond?: number;
 }
 
 /** One JSON-RPC call as the server read it (a batch logs one per item). */
@@ -57,6 +72,10 @@ export interface FixtureServer {
   setBehaviours(behaviours: FixtureServerBehaviours): void;
   /** Resolves once `count(method)` reaches `count`; rejects if the server closes first. */
   waitForRequests(count: number, method?: string): Promise<void>;
+  /** The `head` now (undefined without the option). */
+  head(): bigint | undefined;
+  /** Moves the head by `by` (a node that catches up, or is restarted behind). */
+  moveHead(by: number): void;
   /** Clears the request log, the `everyNth` counters and the rate windows (behaviours stay). */
   reset(): void;
   /** Stops listening, cancels pending latency timers and destroys every open socket (hanging ones included). Idempotent. */
@@ -102,6 +121,20 @@ export async function createFixtureServer(options: CreateFixtureServerOptions): 
   let closing: Promise<void> | undefined;
   const cors = corsSettings(options.cors);
   const corsHeaders = cors === undefined ? undefined : corsAnswerHeaders(cors);
+  const headStartedAt = clock.now();
+  let headOffset = 0n;
+  const headNow = (): bigint | undefined => {
+    const head = options.head;
+    if (head === undefined) return undefined;
+    const advanced = Math.floor(((clock.now() - headStartedAt) / 1000) * (head.perSecond ?? 0));
+    return BigInt(head.start) + BigInt(advanced) + headOffset;
+  };
+  const answerWithHead = (call: Parameters<typeof answerCall>[1]) => {
+    const answer = answerCall(fixtures, call);
+    const head = headNow();
+    if (head === undefined) return answer;
+    return headAnswer(call, answer, head) ?? answer;
+  };
 
   const count = (method?: string) => (method === undefined ? requests.length : requests.filter((r) => r.method === method).length);
   const settleWaiters = () => {
@@ -124,7 +157,7 @@ export async function createFixtureServer(options: CreateFixtureServerOptions): 
   };
 
   const act = (plan: BehaviourPlan, parsed: ParsedRequestBody, req: IncomingMessage, res: ServerResponse) => {
-    const normal = () => answerBody(parsed, (call) => transformAnswer(call, answerCall(fixtures, call), plan.transforms));
+    const normal = () => answerBody(parsed, (call) => transformAnswer(call, answerWithHead(call), plan.transforms));
     const id = parsed.type === 'single' ? parsed.call.id : null;
     const terminal = plan.terminal;
     switch (terminal?.type) {
@@ -227,6 +260,10 @@ export async function createFixtureServer(options: CreateFixtureServerOptions): 
         waiters.push({ count: target, method, resolve, reject });
         settleWaiters();
       });
+    },
+    head: headNow,
+    moveHead(by) {
+      headOffset += BigInt(by);
     },
     reset() {
       requests.splice(0);

@@ -12,6 +12,7 @@ export {
   createFixtureServer,
   type CreateFixtureServerOptions,
   type FixtureServer,
+  type FixtureServerHead,
   type FixtureServerRequest,
 } from './fixture-server.js';
 export type {

@@ -13,6 +13,9 @@ function endpoint(over: Partial<EndpointSnapshot> = {}, score = 80, cooldownRema
     reputation: { score, band: score >= 70 ? 'good' : score >= 50 ? 'fair' : score >= 30 ? 'poor' : 'ineligible', cooldownRemainingMs, strikes: 0, criticalRate: 0, invalidRate: 0 },
     breakerOpenRemainingMs: 0,
     chain: 'unchecked',
+    head: undefined,
+    health: 'fresh',
+    archival: 'unknown',
     ...over,
   };
 }
@@ -34,6 +37,7 @@ describe('admissionStateOf', () => {
     ['rate-limit cooldown', endpoint({}, 75), role(1_200, 'rate-limited'), 'paused: rate-limit cooldown, 1.2 s left'],
     ['wrong chain', endpoint({ chain: 'wrong-chain' }, 90), role(0), 'excluded: wrong chain'],
     ['chain not verified yet', endpoint({ chain: 'unverified' }, 80), role(0), 'waiting: chain check'],
+    ['lagging 180 slots', endpoint({ health: 'lagging', head: { value: 1_000n, lag: 180n, observedAgoMs: 50 } }, 80), role(0), 'skipped: lagging 180 behind the tip'],
     ['reputation off', endpoint({ reputation: undefined }), role(0), 'admitted'],
   ])('%s → %s', (_name, e, r, expected) => {
     expect(admissionStateOf(e, r)).toBe(expected);

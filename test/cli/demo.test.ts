@@ -25,6 +25,11 @@ describe('sturdy-rpc demo', () => {
       expect(row.state).toMatch(/^(admitted|skipped|paused|excluded|waiting)\b/);
       if (row.score !== null && row.score < 30) expect(row.state).not.toMatch(/^admitted/);
     }
+    // The node that falls 300 slots behind for a while: the table shows its lag and how long it was kept out.
+    const lagging = report.endpoints.find((row) => row.fault === 'lagging');
+    expect(lagging?.maxLagSlots).toBeGreaterThanOrEqual(200);
+    expect(lagging?.laggingMs).toBeGreaterThan(0);
+    expect(report.endpoints.find((row) => row.fault === 'healthy')?.laggingMs).toBe(0);
   }, 15_000);
 
   it('rejects a bad --duration with exit code 2 and the usage', async () => {

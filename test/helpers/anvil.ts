@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export interface AnvilInstance {
   /** `http://127.0.0.1:<port>` */
   readonly url: string;
+  readonly port: number;
   readonly pid: number;
   /** Kills anvil and resolves once the process has exited. Idempotent. */
   stop(): Promise<void>;
@@ -59,11 +60,18 @@ async function answersClientVersion(url: string): Promise<boolean> {
  * genesis timestamp (so the genesis hash is stable), and waits — at most 10 s — until it
  * answers `web3_clientVersion`. Always `stop()` it (e.g. in `afterAll`).
  */
-export async function startAnvil(): Promise<AnvilInstance> {
-  const port = await freePort();
+export interface StartAnvilOptions {
+  /** Extra arguments (e.g. `['--no-mining']`). */
+  readonly args?: readonly string[];
+  /** Listen on this port (a restart on the port a stopped instance used). @default a free port */
+  readonly port?: number;
+}
+
+export async function startAnvil(options: StartAnvilOptions = {}): Promise<AnvilInstance> {
+  const port = options.port ?? (await freePort());
   const child = spawn(
     ANVIL_BINARY,
-    ['--host', '127.0.0.1', '--port', String(port), '--timestamp', '1700000000', '--quiet'],
+    ['--host', '127.0.0.1', '--port', String(port), '--timestamp', '1700000000', '--quiet', ...(options.args ?? [])],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
@@ -94,7 +102,7 @@ export async function startAnvil(): Promise<AnvilInstance> {
   const deadline = performance.now() + READY_TIMEOUT_MS;
   while (performance.now() < deadline) {
     if (child.exitCode !== null) break;
-    if (await answersClientVersion(url)) return { url, pid, stop };
+    if (await answersClientVersion(url)) return { url, port, pid, stop };
     await sleep(POLL_INTERVAL_MS);
   }
   await stop();

@@ -109,7 +109,8 @@ describe('reputation scenarios (four endpoints, 1 000 reads)', () => {
     ] as const) {
       const clock = createFakeClock();
       const executor = createScriptedExecutor({ e0: [html] });
-      const pool = scriptedPool(clock, executor, { reputation });
+      // Reputation alone: the bench loop's probes (which also reach e0) are measured in test/health.
+      const pool = scriptedPool(clock, executor, { reputation, health: false });
       const trips: ReputationEvent[] = [];
       pool.on('reputation', (e) => trips.push(e));
       // One read per second: 1 000 s in all, long enough for cooldowns and recovery to matter.

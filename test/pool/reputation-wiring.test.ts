@@ -54,7 +54,8 @@ const reputationOf = (t: TestPool, endpointId: string) => t.pool.snapshot().endp
 
 describe('reputation in admission', () => {
   it('benches an endpoint answering HTML with status 200 after five critical strikes, and readmits it when the cooldown ends', async () => {
-    const t = createTestPool([endpoint('a'), endpoint('b'), endpoint('c')], { reputation: FLAT_BANDS });
+    // Time-based recovery alone (`health: false`): probes would readmit sooner (test/health).
+    const t = createTestPool([endpoint('a'), endpoint('b'), endpoint('c')], { reputation: FLAT_BANDS, health: false });
     t.executor.script('a', HTML);
     const events = watch(t);
     const warmUp = await reads(t, 20, 1_000);
@@ -74,7 +75,8 @@ describe('reputation in admission', () => {
   });
 
   it('with default bands one HTML answer puts it behind its good peers, and time-based recovery gives it a fresh chance', async () => {
-    const t = createTestPool([endpoint('a'), endpoint('b'), endpoint('c')]);
+    // Time-based recovery alone: the bench loop's probes would move the score (test/health).
+    const t = createTestPool([endpoint('a'), endpoint('b'), endpoint('c')], { health: false });
     t.executor.script('a', HTML);
     const events = watch(t);
     await reads(t, 3);
@@ -89,7 +91,7 @@ describe('reputation in admission', () => {
   });
 
   it('readmits an endpoint that fell below the eligibility threshold once its score recovers with time', async () => {
-    const t = createTestPool([endpoint('a'), endpoint('b'), endpoint('c')]);
+    const t = createTestPool([endpoint('a'), endpoint('b'), endpoint('c')], { health: false });
     await report(t, 'a', 'timeout', 3);
     expect(reputationOf(t, 'a')).toMatchObject({ score: 5, band: 'ineligible' });
     expect((await reads(t, 12))['a']).toBeUndefined();
@@ -177,7 +179,7 @@ describe('reputation in admission', () => {
   });
 
   it('opens the host breaker at five connection failures and a 20% failure rate in a window, skipping the host until it closes', async () => {
-    const t = createTestPool([endpoint('a'), { id: 'a-alt', url: 'https://a.example.com/alt' }, endpoint('b'), endpoint('x')]);
+    const t = createTestPool([endpoint('a'), { id: 'a-alt', url: 'https://a.example.com/alt' }, endpoint('b'), endpoint('x')], { health: false });
     const events = watch(t);
     // Four failures at 100% are not enough (minFailures 5).
     await report(t, 'x', 'connection', 4);
@@ -211,7 +213,7 @@ describe('reputation in admission', () => {
 
   it('never puts the URL or host of an endpoint in a reputation or breaker event', async () => {
     const secret = { id: 'keyed', url: 'https://sk-live-SECRET123.mainnet.alpha-rpc.com/v2/PATHKEY456?api-key=QUERYKEY789' };
-    const t = createTestPool([secret, endpoint('b')], { reputation: FLAT_BANDS });
+    const t = createTestPool([secret, endpoint('b')], { reputation: FLAT_BANDS, health: false });
     t.executor.script('keyed', HTML);
     const events = watch(t);
     await reads(t, 20, 1_000);

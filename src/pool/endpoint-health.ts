@@ -1,0 +1,350 @@
+/**
+ * Endpoint health between calls (`health`, DESIGN §4.9), wired to the pool: heads observed
+ * from answers, lag verdicts that take lagging endpoints out of reads and sends, the bench
+ * loop of probes, chain re-checks, and archival routing. The decisions live in `src/health/`;
+ * this file connects them to roles, reputation, the chain guard and events.
+ */
+import type { Exclusion } from './waiting-for.js';
+import type { RoleState } from '../admission/role-state.js';
+import type { Clock, Random } from '../clock.js';
+import type { NormalizedEndpoint } from '../config/normalize.js';
+import type { ClassifiedFailure, ClassifiedOutcome } from '../http/outcome.js';
+import { ArchivalBook, type ArchivalKnowledge } from '../health/archival-book.js';
+import { resolveHealth, type HealthSettings, type HeadQuantity, type ResolvedHealth } from '../health/config.js';
+import { HeadBook, type LagChange } from '../health/head-book.js';
+import { headOfAnswer } from '../health/head-of.js';
+import { historicalReadOf, isPrunedAnswer, mayReadHistory, type HistoricalRead } from '../health/historical.js';
+import { freshestOf } from '../health/lag.js';
+import { ProbeLoop, type ProbeReason, type ProbeResult } from '../health/probe-loop.js';
+import { hasSpareCapacity, otherQuantity, PROBE_METHOD, READMIT_AFTER_GOOD_PROBES } from '../health/probe-rules.js';
+import { createRequestBody } from '../jsonrpc/envelope.js';
+import { readNodeUnhealthy } from '../jsonrpc/heuristics.js';
+import type { RequestKind } from '../retry/causes.js';
+import type { CandidateFilter } from './admission-model.js';
+import type { ChainCheck, ChainGuard } from './chain-guard.js';
+import type { PoolEvents } from './events.js';
+import type { PoolHealth } from './pool-health.js';
+
+/**
+ * A lagging endpoint is judged back only against a tip seen at most this long before its own
+ * head (2 s ≈ 5 Solana slots); its probe takes the tip's endpoint along when the tip is older.
+ */
+const MAX_TIP_AGE_MS = 2_000;
+
+/** How one endpoint stands, as `snapshot()` shows it. */
+export type EndpointHealthState = 'fresh' | 'lagging' | 'out-of-rotation' | 'unknown';
+
+/** An endpoint's last observed head, as `snapshot()` shows it. */
+export interface EndpointHeadView {
+  /** The head (Solana slot or EVM block number). */
+  readonly value: bigint;
+  /** How far behind the reference tip it was when observed; undefined before any tip was known. */
+  readonly lag: bigint | undefined;
+  readonly observedAgoMs: number;
+}
+
+/** What the wiring needs from the pool. */
+export interface EndpointHealthHost {
+  /** Sends one probe through `role` (outside admission, under its `requestTimeoutMs`). */
+  ask(role: RoleState, check: Pick<ChainCheck, 'method' | 'body'>): Promise<{ readonly outcome: ClassifiedOutcome; readonly latencyMs: number }>;
+  /** Calls waiting for `kind`. */
+  waiting(kind: RequestKind): number;
+  /** An endpoint came back (lag over, readmitted): waiting calls look again. */
+  wake(): void;
+  closed(): boolean;
+}
+
+interface Probe {
+  quantity: HeadQuantity;
+}
+
+export class EndpointHealth implements CandidateFilter {
+  readonly settings: ResolvedHealth;
+  readonly #inner: PoolHealth;
+  readonly #endpoints: readonly NormalizedEndpoint[];
+  readonly #rolesOf: RoleState[][];
+  readonly #events: PoolEvents;
+  readonly #clock: Clock;
+  readonly #heads: HeadBook;
+  readonly #archival: ArchivalBook;
+  readonly #chainGuard: ChainGuard | undefined;
+  readonly #host: EndpointHealthHost;
+  readonly #loop: ProbeLoop | undefined;
+  readonly #probes: Probe[];
+  /** Heads older than this take no part in the tip (and, without probes, end a lag verdict). */
+  readonly #staleAfterMs: number;
+  readonly #lagOf = (role: RoleState) => (this.#heads.isLagging(role.endpoint.index) ? this.#heads.lagOf(role.endpoint.index) : 0);
+
+  constructor(
+    option: false | HealthSettings | undefined,
+    chain: 'solana' | 'evm' | 'generic' | undefined,
+    endpoints: readonly NormalizedEndpoint[],
+    roles: readonly RoleState[],
+    inner: PoolHealth,
+    chainGuard: ChainGuard | undefined,
+    events: PoolEvents,
+    clock: Clock,
+    random: Random,
+    host: EndpointHealthHost,
+  ) {
+    this.settings = resolveHealth(option);
+    this.#inner = inner;
+    this.#endpoints = endpoints;
+    this.#events = events;
+    this.#clock = clock;
+    this.#chainGuard = chainGuard;
+    this.#host = host;
+    this.#rolesOf = endpoints.map(() => []);
+    for (const role of roles) this.#rolesOf[role.endpoint.index]!.push(role);
+    const staleAfterMs = Math.max(60_000, 3 * this.settings.probeIntervalMs);
+    this.#staleAfterMs = staleAfterMs;
+    this.#heads = new HeadBook(endpoints.length, { allowance: this.settings.allowance, staleAfterMs, maxTipAgeMs: MAX_TIP_AGE_MS });
+    this.#archival = new ArchivalBook(endpoints.map((endpoint) => endpoint.archival));
+    const quantity: HeadQuantity = chain === 'solana' ? 'slot' : 'block';
+    this.#probes = endpoints.map(() => ({ quantity }));
+    this.#loop = this.settings.active ? new ProbeLoop(clock, random, this.settings.probeIntervalMs, backendsOf(endpoints), this.#loopHost()) : undefined;
+    if (this.settings.probeAll) this.#loop?.poke();
+    // A verified endpoint is due a re-check later; a failed check is retried without waiting for a call.
+    if (this.#loop !== undefined && chainGuard !== undefined) {
+      const loop = this.#loop;
+      events.on('chain', (event) => {
+        if (event.status !== 'wrong-chain') loop.poke();
+      });
+    }
+  }
+
+  // ——— CandidateFilter: reputation and the host breaker, plus lag ———
+
+  isExcluded(role: RoleState, nowMs: number): boolean {
+    return this.#inner.isExcluded(role, nowMs) || (this.#heads.anyLagging && this.#lagExcludedUntil(role.endpoint.index, nowMs) > nowMs);
+  }
+
+  excludedUntil(role: RoleState, nowMs: number): number {
+    const lagUntil = this.#heads.anyLagging ? this.#lagExcludedUntil(role.endpoint.index, nowMs) : 0;
+    return lagUntil > nowMs ? lagUntil : this.#inner.excludedUntil(role, nowMs);
+  }
+
+  /** Why an excluded role is out (reputation and the breaker first, then lag), for a timed-out call's `waitingFor`. */
+  exclusionOf(role: RoleState, nowMs: number): Exclusion | undefined {
+    const inner = this.#inner.exclusionOf(role, nowMs);
+    if (inner !== undefined) return inner;
+    const lagUntil = this.#heads.anyLagging ? this.#lagExcludedUntil(role.endpoint.index, nowMs) : 0;
+    return lagUntil > nowMs ? { reason: 'lagging', untilMs: lagUntil } : undefined;
+  }
+
+  /**
+   * Until when lag keeps an endpoint out (0: it does not). With probes, until a head says it
+   * is back (its probe's answer wakes the waiters). Without probes (`health: false`) nothing
+   * else would bring it back, so the verdict lapses with its head (`staleAfterMs`): its next
+   * answer judges it again.
+   */
+  #lagExcludedUntil(index: number, nowMs: number): number {
+    if (!this.#heads.isLagging(index)) return 0;
+    if (this.settings.active) return Number.POSITIVE_INFINITY;
+    const until = this.#heads.record(index)!.observedAtMs + this.#staleAfterMs;
+    return until > nowMs ? until : 0;
+  }
+
+  /**
+   * Every candidate is excluded. Those only lagging (reputation has nothing against them)
+   * come first, the freshest of them; else reputation's guard (best score), freshest first.
+   */
+  collapseGuard(roles: readonly RoleState[], nowMs: number): readonly RoleState[] {
+    if (!this.#heads.anyLagging) return this.#inner.collapseGuard(roles, nowMs);
+    const onlyLagging = roles.filter((role) => !this.#inner.isExcluded(role, nowMs));
+    return freshestOf(onlyLagging.length > 0 ? onlyLagging : this.#inner.collapseGuard(roles, nowMs), this.#lagOf);
+  }
+
+  settle(role: RoleState, nowMs: number): void {
+    this.#inner.settle(role, nowMs);
+  }
+
+  refreshDue(nowMs: number): number {
+    return this.#inner.refreshDue(nowMs);
+  }
+
+  // ——— What calls teach ———
+
+  /** The historical class of a read (routing and learning), or undefined. */
+  historicalOf(method: string, params: readonly unknown[]): HistoricalRead | undefined {
+    if (!mayReadHistory(method)) return undefined;
+    const block = this.#heads.tip('block')?.value;
+    const slot = this.#heads.tip('slot')?.value;
+    return historicalReadOf(method, params, { block, slot }, this.settings.historicalDepth);
+  }
+
+  /**
+   * Endpoints a historical read must not go to (known not to keep that history), or
+   * undefined when none is known — or when that would leave no endpoint of `kind`.
+   */
+  avoidFor(read: HistoricalRead, roles: readonly RoleState[]): ReadonlySet<string> | undefined {
+    const now = this.#clock.now();
+    let avoid: Set<string> | undefined;
+    let left = 0;
+    for (const role of roles) {
+      if (this.#archival.knowledge(role.endpoint.index, read.class, now) === false) (avoid ??= new Set()).add(role.endpointId);
+      else if (!role.disabled) left++;
+    }
+    return left > 0 ? avoid : undefined;
+  }
+
+  /** Every answer of a call's attempt: heads (cheap: most answers carry none), archival lessons, node-unhealthy lag. */
+  onAnswer(role: RoleState, method: string, params: readonly unknown[], historical: HistoricalRead | undefined, outcome: ClassifiedOutcome): void {
+    const index = role.endpoint.index;
+    if (outcome.ok) {
+      const head = headOfAnswer(method, params, outcome.result);
+      if (head !== undefined) this.#apply(this.#heads.observe(index, head.quantity, head.raw, this.#clock.now()));
+      if (historical?.provesArchival === true) this.#archival.learn(index, historical.class, true, this.#clock.now());
+      return;
+    }
+    if (historical !== undefined && outcome.cause === 'capability' && isPrunedAnswer(historical, outcome.rpcCode, outcome.rpcMessage)) {
+      this.#archival.learn(index, historical.class, false, this.#clock.now());
+      return;
+    }
+    if (outcome.rpcCode === -32005) this.#observeUnhealthy(index, outcome);
+  }
+
+  /** After a failure was recorded: an endpoint that just left rotation is one for the bench loop. */
+  afterFailure(role: RoleState): void {
+    if (this.#loop !== undefined && (this.#inner.isExcluded(role, this.#clock.now()) || role.band > 0)) this.#loop.poke();
+  }
+
+  // ——— Snapshot ———
+
+  headOf(index: number, nowMs: number): EndpointHeadView | undefined {
+    const record = this.#heads.record(index);
+    return record && { value: record.value, lag: record.lag, observedAgoMs: Math.max(0, nowMs - record.observedAtMs) };
+  }
+
+  stateOf(index: number, nowMs: number): EndpointHealthState {
+    if (this.#heads.isLagging(index)) return 'lagging';
+    const roles = this.#rolesOf[index]!;
+    if (roles.length > 0 && roles.every((role) => role.disabled || role.chainPending || this.#inner.isExcluded(role, nowMs))) return 'out-of-rotation';
+    return this.#heads.record(index) === undefined ? 'unknown' : 'fresh';
+  }
+
+  archivalOf(index: number, nowMs: number): ArchivalKnowledge {
+    return this.#archival.summary(index, nowMs);
+  }
+
+  close(): void {
+    this.#loop?.close();
+  }
+
+  // ——— Internals ———
+
+  #observeUnhealthy(index: number, failure: ClassifiedFailure): void {
+    const unhealthy = readNodeUnhealthy({ code: -32005, message: failure.rpcMessage ?? '', data: failure.rpcData });
+    if (unhealthy?.numSlotsBehind == null) return;
+    this.#apply(this.#heads.observeBehind(index, unhealthy.numSlotsBehind, this.#clock.now()));
+  }
+
+  #apply(changes: readonly LagChange[]): void {
+    for (const change of changes) this.#report(change);
+  }
+
+  #report(change: LagChange): void {
+    const endpointId = this.#endpoints[change.index]!.id;
+    const { record } = change;
+    this.#events.emit('head', {
+      atMs: record.observedAtMs,
+      endpointId,
+      state: change.lagging ? 'lagging' : 'fresh',
+      quantity: record.quantity,
+      head: record.value,
+      tip: change.tip,
+      lag: record.lag ?? 0n,
+      syncAllowance: change.allowance,
+    });
+    if (change.lagging) this.#loop?.poke();
+    else this.#host.wake();
+  }
+
+  #wants(index: number, nowMs: number): ProbeReason | undefined {
+    const roles = this.#rolesOf[index]!;
+    if (roles.length === 0 || roles.every((role) => role.disabled)) return undefined;
+    if (this.#heads.isLagging(index)) return 'lagging';
+    // Benched, behind an open breaker — or demoted below the good band, where it gets no
+    // traffic while a good peer can admit (the issue's "86 requests, score 50, to the end").
+    if (roles.some((role) => !role.disabled && !role.chainPending && (this.#inner.isExcluded(role, nowMs) || role.band > 0))) return 'out-of-rotation';
+    if (this.settings.probeAll) return 'all';
+    return undefined;
+  }
+
+  /** A lagging endpoint is judged against the tip: its probe takes the tip's endpoint along when the tip's head is not fresh. */
+  #companions(index: number, nowMs: number): readonly number[] {
+    const quantity = this.#heads.record(index)?.quantity;
+    const tip = quantity === undefined ? undefined : this.#heads.tip(quantity);
+    if (tip === undefined || tip.index === index || nowMs - tip.atMs <= MAX_TIP_AGE_MS) return [];
+    return [tip.index];
+  }
+
+  async #probe(index: number, reason: ProbeReason, backend: readonly number[], goodInARow: number): Promise<ProbeResult> {
+    const roles = this.#rolesOf[index]!;
+    const role = roles.find((r) => !r.disabled && r.settings.kind === 'read') ?? roles.find((r) => !r.disabled)!;
+    const endpointIds = backend.map((i) => this.#endpoints[i]!.id);
+    const probe = this.#probes[index]!;
+    const quantity = this.#heads.record(index)?.quantity ?? probe.quantity;
+    const method = PROBE_METHOD[quantity];
+    const base = { endpointId: role.endpointId, endpointIds, method, reason };
+    const now = this.#clock.now();
+    if (!hasSpareCapacity(role.bucket?.available(now), this.#host.waiting(role.settings.kind), role.load.inFlight, role.load.max)) {
+      this.#events.emit('probe', { atMs: now, ...base, outcome: 'skipped' });
+      return { skipped: true };
+    }
+    const { outcome, latencyMs } = await this.#host.ask(role, { method, body: createRequestBody(method, []) });
+    if (this.#host.closed()) return { ok: false };
+    const atMs = this.#clock.now();
+    if (!outcome.ok) {
+      // A node of the other family: no penalty, the next probe asks the other method.
+      if (outcome.rpcCode === -32601) probe.quantity = otherQuantity(quantity);
+      this.#inner.recordProbe(backend.map((i) => this.#firstRole(i)), outcome);
+      if (outcome.rpcCode === -32005) this.#observeUnhealthy(index, outcome);
+      this.#events.emit('probe', { atMs, ...base, outcome: 'failed', latencyMs, detail: outcome.detail, ...(reason === 'out-of-rotation' ? { goodInARow: 0 } : {}) });
+      return { ok: false };
+    }
+    const head = headOfAnswer(method, [], outcome.result);
+    this.#inner.recordProbe(backend.map((i) => this.#firstRole(i)), undefined);
+    if (head !== undefined) for (const i of backend) this.#apply(this.#heads.observe(i, head.quantity, head.raw, atMs));
+    const benched = reason === 'out-of-rotation';
+    const readmits = benched && goodInARow + 1 >= READMIT_AFTER_GOOD_PROBES;
+    this.#events.emit('probe', {
+      atMs,
+      ...base,
+      outcome: 'ok',
+      latencyMs,
+      ...(head === undefined ? {} : { head: BigInt(head.raw) }),
+      ...(benched ? { goodInARow: goodInARow + 1, readmitted: readmits } : {}),
+    });
+    return { ok: true };
+  }
+
+  #firstRole(index: number): RoleState {
+    return this.#rolesOf[index]![0]!;
+  }
+
+  #loopHost() {
+    return {
+      wants: (index: number, nowMs: number) => this.#wants(index, nowMs),
+      probe: (index: number, reason: ProbeReason, backend: readonly number[], goodInARow: number) => this.#probe(index, reason, backend, goodInARow),
+      companions: (index: number, nowMs: number) => this.#companions(index, nowMs),
+      readmit: (backend: readonly number[]) => {
+        this.#inner.readmit(backend.map((index) => this.#firstRole(index)));
+        this.#host.wake();
+      },
+      housekeeping: (nowMs: number) => this.#chainGuard?.housekeeping(nowMs, this.settings.chainRecheckMs) ?? Number.POSITIVE_INFINITY,
+    };
+  }
+}
+
+/** Endpoint indices grouped by backend: the same URL and headers are one node, probed once. */
+function backendsOf(endpoints: readonly NormalizedEndpoint[]): number[][] {
+  const byKey = new Map<string, number[]>();
+  for (const endpoint of endpoints) {
+    const key = `${endpoint.url}\u0000${JSON.stringify(Object.entries(endpoint.headers).sort())}`;
+    const list = byKey.get(key);
+    if (list) list.push(endpoint.index);
+    else byKey.set(key, [endpoint.index]);
+  }
+  return [...byKey.values()];
+}
