@@ -12,7 +12,7 @@ import { createRedactor, secretFragments } from '../errors/redact.js';
 import { TransportError } from '../errors/transport-error.js';
 import type { ClassifiedFailure } from '../http/outcome.js';
 import { createUndiciExecutor } from '../http/undici-executor.js';
-import { classifyMethod } from '../jsonrpc/method-table.js';
+import { classifyMethod, METHOD_TABLE } from '../jsonrpc/method-table.js';
 import type { FailureCause, RequestKind } from '../retry/causes.js';
 import { abortedError, Admission } from './admission.js';
 import type { KindGroup } from './admission-model.js';
@@ -24,7 +24,8 @@ import { HttpRequestPermit, permitRole, type PermitHost } from './permit.js';
 import { Hedging } from './hedged-attempt.js';
 import { askEndpoint } from './attempt.js';
 import { Balancer } from '../balance/balancer.js';
-import { runRequest } from './request-loop.js';
+import { observedRequest, runRequest } from './request-loop.js';
+import { CallObservers, OBSERVE_CALLS, type CallLabeler, type CallObserver } from './call-observer.js';
 import type { AcquireOptions, PoolInternals, RetryAvoidance } from './internals.js';
 import type { RequestOptions, RpcRequester } from './request-options.js';
 import { buildSnapshot, type PoolSnapshot } from './snapshot.js';
@@ -55,6 +56,13 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   readonly #sameOperator = new Map<string, Set<string>>();
   readonly #expectedChain: string;
   readonly #chainGuard: ChainGuard | undefined;
+  /** Exporters (Prometheus, OpenTelemetry, the logger); empty in the common case. */
+  readonly #observers = new CallObservers();
+  readonly #labeler: CallLabeler = {
+    // A value set the configuration bounds: the built-in table and the user's `methods`, never a prefix family.
+    methodLabel: (method) => (METHOD_TABLE.has(method) || Object.hasOwn(this.#methods, method) ? method : 'other'),
+    kindLabel: (kind) => (this.#groups.has(kind) ? kind : 'other'),
+  };
   #closed = false;
   #closedError: TransportError<'POOL_CLOSED'> | undefined;
   #closing: Promise<void> | undefined;
@@ -136,7 +144,14 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
    * above 2^53 as exact `bigint`). Rejects with a `TransportError` carrying every attempt.
    */
   request(method: string, params: readonly unknown[] = [], options: RequestOptions = {}): Promise<unknown> {
-    return runRequest(this.#internals, method, params, options);
+    const observers = this.#observers.list;
+    if (observers.length === 0) return runRequest(this.#internals, method, params, options);
+    return observedRequest(this.#internals, observers, this.#labeler, method, params, options);
+  }
+
+  /** @internal The exporters' hook (see `pool/call-observer.ts`); returns the function that removes `observer`. */
+  [OBSERVE_CALLS]<S>(observer: CallObserver<S>): () => void {
+    return this.#observers.add(observer);
   }
 
   /** The kind and retry class the pool gives `method`: the built-in table plus the `methods` option. */

@@ -6,6 +6,7 @@ import { AttemptControl, exchange, type Exchanged } from './attempt.js';
 import type { FailedCall } from './call-errors.js';
 import type { PoolInternals } from './internals.js';
 import { permitRole, type HttpRequestPermit } from './permit.js';
+import type { CallObservation } from './call-observer.js';
 
 /** What one call carries from attempt to attempt. */
 export interface CallContext extends FailedCall, Exchanged {
@@ -13,6 +14,8 @@ export interface CallContext extends FailedCall, Exchanged {
   readonly attempts: AttemptRecord[];
   /** The request body for a given JSON-RPC id (params serialized once). */
   readonly body: (id: number) => string;
+  /** Exporters watching this call (undefined when nobody observes). */
+  readonly observation?: CallObservation | undefined;
 }
 
 /** A failed attempt, with its endpoint and a secret-free stand-in for the transport error (its code only). */
@@ -40,6 +43,28 @@ function transportErrorOf(raw: RawOutcome): Error | undefined {
   if (raw.type !== 'error') return undefined;
   const code = raw.code ?? raw.kind;
   return Object.assign(new Error(`transport ${raw.kind} failure (${code})`), { code });
+}
+
+function observeAttempt(
+  observation: CallObservation,
+  endpointId: string,
+  attempt: number,
+  outcome: ClassifiedOutcome,
+  latencyMs: number,
+  lost: boolean,
+  wallNowMs: number,
+): void {
+  observation.attempt({
+    endpointId,
+    attempt,
+    outcome: outcome.ok ? 'success' : lost ? 'lost' : 'failure',
+    cause: outcome.ok ? undefined : outcome.cause,
+    dispatch: outcome.dispatch,
+    status: outcome.status,
+    rpcCode: outcome.ok ? undefined : outcome.rpcCode,
+    latencyMs,
+    startedAtWallMs: wallNowMs - latencyMs,
+  });
 }
 
 /** Event fields shared by an attempt's events (built only when someone listens). */
@@ -73,6 +98,7 @@ export async function runAttempt(
   }
   const latencyMs = clock.now() - started;
   const { endpointId } = permit;
+  if (call.observation !== undefined) observeAttempt(call.observation, endpointId, attempt, outcome, latencyMs, entry?.lost === true, clock.wallNow());
   try {
     if (outcome.ok) {
       permit.recordSuccess(latencyMs);
