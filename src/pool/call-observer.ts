@@ -16,6 +16,8 @@ export interface ObservedCall {
   readonly kind: string;
   /** Monotonic start time (the pool's clock), in ms. */
   readonly startedAtMs: number;
+  /** Wall-clock start (epoch ms, the pool's clock). */
+  readonly startedAtWallMs: number;
 }
 
 /** One attempt of an observed call, reported when it ends. */

@@ -140,6 +140,7 @@ export function observedRequest(
     methodLabel: valid ? labeler.methodLabel(method) : 'other',
     kind: labeler.kindLabel(kind),
     startedAtMs,
+    startedAtWallMs: clock.wallNow(),
   });
   const end = (error: unknown) => observation.end({ error, durationMs: clock.now() - startedAtMs, endedAtWallMs: clock.wallNow() });
   return runRequest(pool, method, params, options, observation).then(

@@ -1,0 +1,190 @@
+/**
+ * `sturdy-rpc/otel`: one span per call (JSON-RPC client span), one child span per attempt
+ * (HTTP client span), and the pool's metrics through an OpenTelemetry meter. Built on
+ * `@opentelemetry/api` only (an optional peer): without an SDK every call is a no-op, and
+ * the global providers are used when none are given.
+ *
+ * Secrecy: no attribute carries a URL, a host, a header or a key — endpoints are named by
+ * their configured id (`sturdy_rpc.endpoint`), so `server.address` and `url.full` are left out
+ * on purpose. `rpc.method` is bounded like the Prometheus label: a method of the built-in
+ * table or the pool's `methods` option, else `_OTHER`.
+ */
+import {
+  context,
+  metrics,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Counter,
+  type Histogram,
+  type MeterProvider,
+  type Span,
+  type TracerProvider,
+} from '@opentelemetry/api';
+import type { HttpTransportPool } from '../pool/http-transport-pool.js';
+import { OBSERVE_CALLS, type CallObserver, type ObservedCall } from '../pool/call-observer.js';
+import { CALL_METRICS, causeLabel, EVENT_COUNTERS, labelCombinations, outcomeCode, SNAPSHOT_GAUGES, topologyOf } from '../metrics/definitions.js';
+
+export interface OpenTelemetryOptions {
+  /** Where spans go. @default the global tracer provider (`trace.getTracerProvider()`) */
+  readonly tracerProvider?: TracerProvider;
+  /** Where metrics go. @default the global meter provider (`metrics.getMeterProvider()`) */
+  readonly meterProvider?: MeterProvider;
+}
+
+/** Stops creating spans and recording metrics for the pool. Spans already started still end. Idempotent. */
+export type UninstrumentOpenTelemetry = () => void;
+
+const SCOPE = 'sturdy-rpc';
+/** The current conventions' value for a method outside the method table. */
+const OTHER_METHOD = '_OTHER';
+
+interface CallState {
+  readonly span: Span;
+  readonly context: Context;
+}
+
+/** OpenTelemetry metric name of a definition: `sturdy_rpc.rate_limits` for `rate_limits_total`. */
+function otelName(name: string): string {
+  return `sturdy_rpc.${name.replace(/_total$/, '').replace(/_duration_seconds$/, '.duration')}`;
+}
+
+function attributesOf(labels: readonly string[], values: readonly string[]): Attributes {
+  const attributes: Attributes = {};
+  labels.forEach((label, i) => (attributes[label] = values[i]));
+  return attributes;
+}
+
+/** Attribute objects by key, built once per series (the SDK only reads them). */
+function cachedAttributes(labels: readonly string[]): (key: string, ...values: string[]) => Attributes {
+  const cache = new Map<string, Attributes>();
+  return (key, ...values) => {
+    let attributes = cache.get(key);
+    if (attributes === undefined) {
+      attributes = Object.freeze(attributesOf(labels, values));
+      cache.set(key, attributes);
+    }
+    return attributes;
+  };
+}
+
+function rpcCodeOf(error: unknown): number | undefined {
+  const code: unknown = typeof error === 'object' && error !== null ? Reflect.get(error, 'rpcCode') : undefined;
+  return typeof code === 'number' ? code : undefined;
+}
+
+/**
+ * Instruments `pool` with OpenTelemetry spans and metrics (README "Monitoring"); returns the
+ * function that stops it. Each `pool.request()` becomes a CLIENT span whose parent is the
+ * caller's active span, with one child span per attempt.
+ */
+export function instrumentOpenTelemetry(pool: HttpTransportPool, options: OpenTelemetryOptions = {}): UninstrumentOpenTelemetry {
+  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
+  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE);
+  const topology = topologyOf(pool.snapshot());
+  const disposers: (() => void)[] = [];
+
+  for (const definition of EVENT_COUNTERS) {
+    const counter = meter.createCounter(otelName(definition.name), { description: definition.help });
+    for (const values of labelCombinations(definition.labels, topology)) counter.add(0, attributesOf(definition.labels, values));
+    const attributes = cachedAttributes(definition.labels);
+    const inc = (...values: string[]) => counter.add(1, attributes(values.join('\u0000'), ...values));
+    disposers.push(pool.on(definition.event, (event) => definition.count(event, inc)));
+  }
+
+  const gauges = SNAPSHOT_GAUGES.map((definition) => ({ definition, gauge: meter.createObservableGauge(otelName(definition.name), { description: definition.help }) }));
+  const observeGauges = (result: { observe(gauge: (typeof gauges)[number]['gauge'], value: number, attributes?: Attributes): void }) => {
+    const snapshot = pool.snapshot();
+    for (const { definition, gauge } of gauges) {
+      definition.collect(snapshot, (value, ...values) => result.observe(gauge, value, attributesOf(definition.labels, values)));
+    }
+  };
+  meter.addBatchObservableCallback(observeGauges, gauges.map((g) => g.gauge));
+  disposers.push(() => meter.removeBatchObservableCallback(observeGauges, gauges.map((g) => g.gauge)));
+
+  const { calls, attempts, retries, callDuration, attemptDuration } = CALL_METRICS;
+  const callsTotal: Counter = meter.createCounter(otelName(calls.name), { description: calls.help });
+  const attemptsTotal: Counter = meter.createCounter(otelName(attempts.name), { description: attempts.help });
+  const retriesTotal: Counter = meter.createCounter(otelName(retries.name), { description: retries.help });
+  const callSeconds: Histogram = meter.createHistogram(otelName(callDuration.name), { description: callDuration.help, unit: 's' });
+  const attemptSeconds: Histogram = meter.createHistogram(otelName(attemptDuration.name), { description: attemptDuration.help, unit: 's' });
+  for (const endpoint of topology.endpoints) retriesTotal.add(0, { endpoint });
+  const callAttributes = cachedAttributes(calls.labels);
+  const attemptAttributes = cachedAttributes(attempts.labels);
+  const endpointAttributes = cachedAttributes(['endpoint']);
+  const kindAttributes = cachedAttributes(['kind']);
+
+  const observer: CallObserver<CallState> = {
+    start(call: ObservedCall) {
+      const parent = context.active();
+      const method = call.methodLabel === 'other' ? OTHER_METHOD : call.methodLabel;
+      const span = tracer.startSpan(
+        method,
+        {
+          kind: SpanKind.CLIENT,
+          startTime: call.startedAtWallMs,
+          attributes: {
+            'rpc.system': 'jsonrpc',
+            'rpc.system.name': 'jsonrpc',
+            'rpc.method': method,
+            'rpc.jsonrpc.version': '2.0',
+            'jsonrpc.protocol.version': '2.0',
+            'sturdy_rpc.kind': call.kind,
+          },
+        },
+        parent,
+      );
+      return { span, context: trace.setSpan(parent, span) };
+    },
+    attempt(state, call, attempt) {
+      const cause = causeLabel(attempt.outcome, attempt.cause);
+      const { endpointId, dispatch } = attempt;
+      attemptsTotal.add(1, attemptAttributes(`${endpointId}\u0000${call.kind}\u0000${cause}\u0000${dispatch}`, endpointId, call.kind, cause, dispatch));
+      attemptSeconds.record(attempt.latencyMs / 1000, endpointAttributes(endpointId, endpointId));
+      if (attempt.attempt > 1 && attempt.outcome !== 'lost') retriesTotal.add(1, endpointAttributes(endpointId, endpointId));
+      if (!state.span.isRecording()) return;
+      const attributes: Attributes = {
+        'http.request.method': 'POST',
+        'http.request.resend_count': attempt.attempt - 1,
+        'sturdy_rpc.endpoint': endpointId,
+        'sturdy_rpc.attempt': attempt.attempt,
+        'sturdy_rpc.outcome': attempt.outcome,
+        'sturdy_rpc.dispatch': dispatch,
+      };
+      if (attempt.status !== undefined) attributes['http.response.status_code'] = attempt.status;
+      if (attempt.outcome !== 'success') {
+        attributes['sturdy_rpc.cause'] = cause;
+        attributes['error.type'] = cause;
+      }
+      if (attempt.rpcCode !== undefined) attributes['rpc.response.status_code'] = String(attempt.rpcCode);
+      const span = tracer.startSpan('POST', { kind: SpanKind.CLIENT, startTime: attempt.startedAtWallMs, attributes }, state.context);
+      if (attempt.outcome === 'failure') span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end(attempt.startedAtWallMs + attempt.latencyMs);
+    },
+    end(state, call, end) {
+      const code = outcomeCode(end.error);
+      callsTotal.add(1, callAttributes(`${call.kind}\u0000${call.methodLabel}\u0000${code}`, call.kind, call.methodLabel, code));
+      callSeconds.record(end.durationMs / 1000, kindAttributes(call.kind, call.kind));
+      const { span } = state;
+      if (!span.isRecording()) return;
+      if (end.error !== undefined) {
+        span.setAttribute('error.type', code);
+        const rpcCode = rpcCodeOf(end.error);
+        if (rpcCode !== undefined) span.setAttribute('rpc.response.status_code', String(rpcCode));
+        // The code only: a message could quote a node's text.
+        span.setStatus({ code: SpanStatusCode.ERROR, message: code });
+      }
+      span.end(end.endedAtWallMs);
+    },
+  };
+  disposers.push(pool[OBSERVE_CALLS](observer));
+
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    for (const dispose of disposers) dispose();
+  };
+}
