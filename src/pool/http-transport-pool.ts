@@ -30,6 +30,7 @@ import type { AcquireOptions, PoolInternals, RetryAvoidance } from './internals.
 import type { RequestOptions, RpcRequester } from './request-options.js';
 import { buildSnapshot, type PoolSnapshot } from './snapshot.js';
 import { buildKindGroups } from './topology.js';
+import { attachLogger } from '../logging/pool-logger.js';
 
 export type { AcquireOptions } from './internals.js';
 
@@ -63,6 +64,8 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     methodLabel: (method) => (METHOD_TABLE.has(method) || Object.hasOwn(this.#methods, method) ? method : 'other'),
     kindLabel: (kind) => (this.#groups.has(kind) ? kind : 'other'),
   };
+  /** What close() also stops: the logger, status servers. */
+  readonly #onClose = new Set<() => void | Promise<void>>();
   #closed = false;
   #closedError: TransportError<'POOL_CLOSED'> | undefined;
   #closing: Promise<void> | undefined;
@@ -90,6 +93,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       ids.add(endpoint.id);
       this.#sameOperator.set(endpoint.operator, ids);
     }
+    if (options.logger) this.#onClose.add(attachLogger(options.logger, this.#events, (observer) => this.#observers.add(observer)));
     const chainChecks = chainChecksOf(options);
     this.#expectedChain = describeExpectedChain(options);
     this.#chainGuard =
@@ -190,7 +194,9 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     this.#closedError = closedError();
     for (const group of this.#groups.values()) this.#admission.rejectAll(group, closedError);
     for (const attempt of [...this.#internals.cancelOnClose]) attempt.abortByCaller();
-    this.#closing = this.#internals.executor.close();
+    const stops = [...this.#onClose].map((stop) => stop());
+    this.#onClose.clear();
+    this.#closing = Promise.all([this.#internals.executor.close(), ...stops]).then(() => undefined);
     return this.#closing;
   }
 
