@@ -4,6 +4,10 @@ export type { RequestOptions, RpcRequester } from './pool/request-options.js';
 export type { PoolSnapshot, RoleSnapshot, EndpointSnapshot, KindSnapshot } from './pool/snapshot.js';
 export type { ChainStatus } from './pool/chain-guard.js';
 export type { EndpointReputationView } from './pool/pool-health.js';
+export type { PoolLogger } from './logging/pool-logger.js';
+export type { LogLevel } from './logging/log-rules.js';
+export type { ServeStatusOptions, StatusServer, StatusDocument } from './status/status-server.js';
+export type { RecentEndpointActivity } from './status/recent-activity.js';
 export type {
   PoolEventMap,
   PoolEventName,

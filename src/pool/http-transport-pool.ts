@@ -31,6 +31,8 @@ import type { RequestOptions, RpcRequester } from './request-options.js';
 import { buildSnapshot, type PoolSnapshot } from './snapshot.js';
 import { buildKindGroups } from './topology.js';
 import { attachLogger } from '../logging/pool-logger.js';
+import type { ServeStatusOptions, StatusServer } from '../status/status-server.js';
+import { serveStatus } from '../status/serve-status.js';
 
 export type { AcquireOptions } from './internals.js';
 
@@ -184,6 +186,16 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   /** Per-role and per-endpoint state. Contains endpoint ids and operators only — never a URL, header or key. */
   snapshot(): PoolSnapshot {
     return buildSnapshot(this.#endpoints, this.#roles, this.#health, this.#chainGuard, this.#hedging, this.#clock.now(), this.#closed);
+  }
+
+  /**
+   * Serves `snapshot()` and the last 10 s of activity (share and p50/p99 per endpoint) as
+   * JSON at `http://127.0.0.1:<port>/status`, on loopback only — what `sturdy-rpc top
+   * --port <port>` shows. The server never keeps the process alive; `close()` on it or on
+   * the pool stops it.
+   */
+  serveStatus(options: ServeStatusOptions = {}): Promise<StatusServer> {
+    return serveStatus(this, this.#clock, { closed: () => this.#closed, onClose: this.#onClose }, options);
   }
 
   /** Rejects waiting calls with `POOL_CLOSED`, aborts calls in flight, stops every timer and closes connections. */
