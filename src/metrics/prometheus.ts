@@ -1,11 +1,11 @@
 /**
  * `sturdy-rpc/metrics/prometheus`: the pool's metrics in a prom-client registry (an optional
- * peer dependency: only this entry imports it). Counters and histograms are fed by the pool's
- * events and call hook, one label lookup and one increment each; gauges are read from
- * `pool.snapshot()` when Prometheus scrapes. Every label has a value set the configuration
- * bounds (README "Monitoring" gives the series formula).
+ * peer dependency: only this entry imports it). Counters and histograms are tallied as plain
+ * numbers on the hot path (one map lookup and one addition per event) and handed to
+ * prom-client when Prometheus scrapes; gauges are read from `pool.snapshot()` at scrape time.
+ * Every label has a value set the configuration bounds (README "Monitoring" gives the formula).
  */
-import { Counter, Gauge, Histogram, register as globalRegistry, type Registry } from 'prom-client';
+import { Gauge, register as globalRegistry, type Metric, type MetricObjectWithValues, type MetricValue, type Registry } from 'prom-client';
 import type { HttpTransportPool } from '../pool/http-transport-pool.js';
 import { OBSERVE_CALLS, type CallObserver } from '../pool/call-observer.js';
 import {
@@ -18,6 +18,7 @@ import {
   SNAPSHOT_GAUGES,
   topologyOf,
 } from './definitions.js';
+import { CounterTally, HistogramTally, keyOf } from './tally.js';
 
 export interface PrometheusMetricsOptions {
   /** Where the metrics are registered. @default prom-client's global `register` */
@@ -31,110 +32,130 @@ export interface PrometheusMetricsOptions {
 /** Removes every metric this registration added and stops listening to the pool. Idempotent. */
 export type UnregisterPrometheusMetrics = () => void;
 
-interface Incrementable {
-  inc(): void;
-}
-interface Observable {
-  observe(value: number): void;
-}
+const labelsOf = (names: readonly string[], values: readonly string[]) => Object.fromEntries(names.map((name, i) => [name, values[i]!]));
 
-/** Label children by key: prom-client hashes a label object per call; a child is found once, then only incremented. */
-function cached<T>(make: (...values: string[]) => T): (key: string, ...values: string[]) => T {
-  const children = new Map<string, T>();
-  return (key, ...values) => {
-    let child = children.get(key);
-    if (child === undefined) {
-      child = make(...values);
-      children.set(key, child);
+/** A tallied counter or histogram as prom-client sees a metric: it reads the numbers at scrape time. */
+class TalliedMetric {
+  readonly aggregator = 'sum';
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly labelNames: readonly string[],
+    readonly tally: CounterTally | HistogramTally,
+  ) {}
+
+  get type(): 'counter' | 'histogram' {
+    return this.tally instanceof CounterTally ? 'counter' : 'histogram';
+  }
+
+  async get(): Promise<MetricObjectWithValues<MetricValue<string>>> {
+    const { tally, labelNames, name } = this;
+    const values: MetricValue<string>[] = [];
+    if (tally instanceof CounterTally) {
+      for (const series of tally.series.values()) values.push({ labels: labelsOf(labelNames, series.values), value: series.value });
+    } else {
+      for (const series of tally.series.values()) {
+        const labels = labelsOf(labelNames, series.values);
+        let cumulative = 0;
+        tally.bounds.forEach((le, i) => {
+          cumulative += series.counts[i]!;
+          values.push({ metricName: `${name}_bucket`, labels: { ...labels, le }, value: cumulative } as MetricValue<string>);
+        });
+        values.push({ metricName: `${name}_bucket`, labels: { ...labels, le: '+Inf' }, value: series.count } as MetricValue<string>);
+        values.push({ metricName: `${name}_sum`, labels, value: series.sum } as MetricValue<string>);
+        values.push({ metricName: `${name}_count`, labels, value: series.count } as MetricValue<string>);
+      }
     }
-    return child;
-  };
+    return { name, help: this.help, type: this.type, aggregator: this.aggregator, values } as unknown as MetricObjectWithValues<MetricValue<string>>;
+  }
+
+  /** `registry.resetMetrics()`: every series back to 0 (the set stays: it is the configuration's). */
+  reset(): void {
+    for (const series of this.tally.series.values()) {
+      if ('value' in series) series.value = 0;
+      else {
+        series.counts.fill(0);
+        series.sum = 0;
+        series.count = 0;
+      }
+    }
+  }
 }
 
 /**
  * Registers the pool's metrics (README "Monitoring") and returns the function that removes
  * them. One pool per registry and prefix: a second registration with the same names throws
- * prom-client's "already registered" error.
+ * prom-client's "already registered" error and registers nothing.
  */
 export function registerPrometheusMetrics(pool: HttpTransportPool, options: PrometheusMetricsOptions = {}): UnregisterPrometheusMetrics {
   const registry = options.registry ?? globalRegistry;
   const prefix = options.prefix ?? 'sturdy_rpc_';
-  const buckets = [...(options.durationBuckets ?? DEFAULT_DURATION_BUCKETS)];
+  const buckets = options.durationBuckets ?? DEFAULT_DURATION_BUCKETS;
   const topology = topologyOf(pool.snapshot());
+  const { calls, attempts, retries, callDuration, attemptDuration } = CALL_METRICS;
+  const talliedNames = [...EVENT_COUNTERS.map((d) => d.name), calls.name, attempts.name, retries.name, callDuration.name, attemptDuration.name];
+  for (const name of [...talliedNames, ...SNAPSHOT_GAUGES.map((d) => d.name)]) {
+    if (registry.getSingleMetric(prefix + name) !== undefined) throw new Error(`A metric with the name ${prefix + name} has already been registered.`);
+  }
   const names: string[] = [];
-  const registers = [registry];
-  const named = <T>(name: string, make: (fullName: string) => T): T => {
-    const metric = make(prefix + name);
+  const tallied = (name: string, help: string, labels: readonly string[], tally: CounterTally | HistogramTally) => {
+    registry.registerMetric(new TalliedMetric(prefix + name, help, labels, tally) as unknown as Metric);
     names.push(prefix + name);
-    return metric;
+    return tally;
   };
   const disposers: (() => void)[] = [];
 
-  try {
-    for (const definition of EVENT_COUNTERS) {
-      const metric = named(definition.name, (name) => new Counter({ name, help: definition.help, labelNames: [...definition.labels], registers }));
-      for (const values of labelCombinations(definition.labels, topology)) metric.labels(...values).inc(0);
-      const child = cached((...values) => metric.labels(...values) as Incrementable);
-      const inc = (...values: string[]) => child(values.join('\u0000'), ...values).inc();
-      disposers.push(pool.on(definition.event, (event) => definition.count(event, inc)));
-    }
-
-    for (const definition of SNAPSHOT_GAUGES) {
-      named(
-        definition.name,
-        (name) =>
-          new Gauge({
-            name,
-            help: definition.help,
-            labelNames: [...definition.labels],
-            registers,
-            collect() {
-              this.reset();
-              definition.collect(pool.snapshot(), (value, ...values) => this.labels(...values).set(value));
-            },
-          }),
-      );
-    }
-
-    const { calls, attempts, retries, callDuration, attemptDuration } = CALL_METRICS;
-    const callsTotal = named(calls.name, (name) => new Counter({ name, help: calls.help, labelNames: [...calls.labels], registers }));
-    const attemptsTotal = named(attempts.name, (name) => new Counter({ name, help: attempts.help, labelNames: [...attempts.labels], registers }));
-    const retriesTotal = named(retries.name, (name) => new Counter({ name, help: retries.help, labelNames: [...retries.labels], registers }));
-    const callSeconds = named(callDuration.name, (name) => new Histogram({ name, help: callDuration.help, labelNames: [...callDuration.labels], buckets, registers }));
-    const attemptSeconds = named(attemptDuration.name, (name) => new Histogram({ name, help: attemptDuration.help, labelNames: [...attemptDuration.labels], buckets, registers }));
-    for (const endpoint of topology.endpoints) {
-      retriesTotal.labels(endpoint).inc(0);
-      attemptSeconds.zero({ endpoint });
-    }
-    for (const kind of topology.kinds) callSeconds.zero({ kind });
-
-    const callChild = cached((...values) => callsTotal.labels(...values) as Incrementable);
-    const attemptChild = cached((...values) => attemptsTotal.labels(...values) as Incrementable);
-    const retryChild = cached((endpoint) => retriesTotal.labels(endpoint!) as Incrementable);
-    const callSecondsChild = cached((kind) => callSeconds.labels(kind!) as Observable);
-    const attemptSecondsChild = cached((endpoint) => attemptSeconds.labels(endpoint!) as Observable);
-
-    const observer: CallObserver<undefined> = {
-      start: () => undefined,
-      attempt(_state, call, attempt) {
-        const cause = causeLabel(attempt.outcome, attempt.cause);
-        const { endpointId, dispatch } = attempt;
-        attemptChild(`${endpointId}\u0000${call.kind}\u0000${cause}\u0000${dispatch}`, endpointId, call.kind, cause, dispatch).inc();
-        attemptSecondsChild(endpointId, endpointId).observe(attempt.latencyMs / 1000);
-        if (attempt.attempt > 1 && attempt.outcome !== 'lost') retryChild(endpointId, endpointId).inc();
-      },
-      end(_state, call, end) {
-        const code = outcomeCode(end.error);
-        callChild(`${call.kind}\u0000${call.methodLabel}\u0000${code}`, call.kind, call.methodLabel, code).inc();
-        callSecondsChild(call.kind, call.kind).observe(end.durationMs / 1000);
-      },
-    };
-    disposers.push(pool[OBSERVE_CALLS](observer));
-  } catch (error) {
-    for (const dispose of disposers) dispose();
-    for (const name of names) registry.removeSingleMetric(name);
-    throw error;
+  for (const definition of EVENT_COUNTERS) {
+    const tally = tallied(definition.name, definition.help, definition.labels, new CounterTally()) as CounterTally;
+    for (const values of labelCombinations(definition.labels, topology)) tally.at(keyOf(values), values);
+    const inc = (...values: string[]) => tally.inc(keyOf(values), values);
+    disposers.push(pool.on(definition.event, (event) => definition.count(event, inc)));
   }
+
+  for (const definition of SNAPSHOT_GAUGES) {
+    const name = prefix + definition.name;
+    new Gauge({
+      name,
+      help: definition.help,
+      labelNames: [...definition.labels],
+      registers: [registry],
+      collect() {
+        this.reset();
+        definition.collect(pool.snapshot(), (value, ...values) => this.labels(...values).set(value));
+      },
+    });
+    names.push(name);
+  }
+
+  const callsTotal = tallied(calls.name, calls.help, calls.labels, new CounterTally()) as CounterTally;
+  const attemptsTotal = tallied(attempts.name, attempts.help, attempts.labels, new CounterTally()) as CounterTally;
+  const retriesTotal = tallied(retries.name, retries.help, retries.labels, new CounterTally()) as CounterTally;
+  const callSeconds = tallied(callDuration.name, callDuration.help, callDuration.labels, new HistogramTally(buckets)) as HistogramTally;
+  const attemptSeconds = tallied(attemptDuration.name, attemptDuration.help, attemptDuration.labels, new HistogramTally(buckets)) as HistogramTally;
+  for (const endpoint of topology.endpoints) {
+    retriesTotal.at(endpoint, [endpoint]);
+    attemptSeconds.at(endpoint, [endpoint]);
+  }
+  for (const kind of topology.kinds) callSeconds.at(kind, [kind]);
+
+  const observer: CallObserver<undefined> = {
+    start: () => undefined,
+    attempt(_state, call, attempt) {
+      const cause = causeLabel(attempt.outcome, attempt.cause);
+      const { endpointId, dispatch } = attempt;
+      const key = `${endpointId}\u0000${call.kind}\u0000${cause}\u0000${dispatch}`;
+      (attemptsTotal.series.get(key) ?? attemptsTotal.at(key, [endpointId, call.kind, cause, dispatch])).value++;
+      attemptSeconds.observe(endpointId, [endpointId], attempt.latencyMs / 1000);
+      if (attempt.attempt > 1 && attempt.outcome !== 'lost') retriesTotal.inc(endpointId, [endpointId]);
+    },
+    end(_state, call, end) {
+      const code = outcomeCode(end.error);
+      const key = `${call.kind}\u0000${call.methodLabel}\u0000${code}`;
+      (callsTotal.series.get(key) ?? callsTotal.at(key, [call.kind, call.methodLabel, code])).value++;
+      callSeconds.observe(call.kind, [call.kind], end.durationMs / 1000);
+    },
+  };
+  disposers.push(pool[OBSERVE_CALLS](observer));
 
   let done = false;
   return () => {

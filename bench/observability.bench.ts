@@ -1,0 +1,108 @@
+/**
+ * The cost of the exporters on the no-fault path: the same 4-endpoint pool with nothing
+ * attached, with the Prometheus exporter, with OpenTelemetry (the API alone, no SDK, and a
+ * full SDK recording every span and metric), and with both — same loopback server, 64 calls
+ * in flight, rounds alternating the order. Ratios are medians of same-round ratios to the
+ * bare pool. Target: ≥ 0.95 (≤ 5 % throughput) for each.
+ */
+import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { BasicTracerProvider, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { Registry } from 'prom-client';
+import { registerPrometheusMetrics } from '../src/metrics/prometheus.js';
+import { instrumentOpenTelemetry } from '../src/otel/index.js';
+import { HttpTransportPool } from '../src/pool/http-transport-pool.js';
+import { startFaultServer } from './fault-control.js';
+import { load, median } from './peers.bench.js';
+import { table } from './util.js';
+
+export interface ObservabilityBenchOptions {
+  readonly durationMs: number;
+  readonly rounds: number;
+  readonly warmupMs: number;
+}
+
+export interface ObservabilityResult {
+  readonly client: string;
+  readonly requestsPerSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly cpuMsPerThousand: number;
+  readonly medianRatioToBare: number;
+}
+
+/** Spans are built and handed to an exporter that drops them: the SDK's per-span work, no I/O. */
+class DiscardingExporter implements SpanExporter {
+  export(_spans: ReadableSpan[], done: (result: { code: 0 }) => void): void {
+    done({ code: 0 });
+  }
+  async shutdown(): Promise<void> {}
+}
+
+class IdleReader extends MetricReader {
+  protected override async onShutdown(): Promise<void> {}
+  protected override async onForceFlush(): Promise<void> {}
+}
+
+const BARE = 'pool, nothing attached';
+
+export async function benchObservability(options: ObservabilityBenchOptions): Promise<{ results: ObservabilityResult[]; markdown: string }> {
+  const server = await startFaultServer(4);
+  const newPool = () =>
+    new HttpTransportPool({
+      endpoints: server.urls.map((u, i) => ({ id: `e${i}`, url: u, operator: `op${i}`, maxConcurrentRequests: 64 })),
+      chain: 'evm',
+    });
+  const sdk = () => ({
+    tracerProvider: new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new DiscardingExporter())] }),
+    meterProvider: new MeterProvider({ readers: [new IdleReader()] }),
+  });
+  const setups: { name: string; attach: (pool: HttpTransportPool) => void }[] = [
+    { name: BARE, attach: () => undefined },
+    { name: '+ Prometheus', attach: (pool) => registerPrometheusMetrics(pool, { registry: new Registry() }) },
+    { name: '+ OpenTelemetry API, no SDK', attach: (pool) => instrumentOpenTelemetry(pool) },
+    { name: '+ OpenTelemetry SDK (spans + metrics)', attach: (pool) => instrumentOpenTelemetry(pool, sdk()) },
+    {
+      name: '+ Prometheus + OpenTelemetry SDK',
+      attach: (pool) => {
+        registerPrometheusMetrics(pool, { registry: new Registry() });
+        instrumentOpenTelemetry(pool, sdk());
+      },
+    },
+  ];
+  const pools = setups.map(({ name, attach }) => {
+    const pool = newPool();
+    attach(pool);
+    return { name, note: '', call: () => pool.request('eth_blockNumber', []), pool };
+  });
+  const runs = new Map<string, Awaited<ReturnType<typeof load>>[]>();
+  try {
+    await server.configure({ baseDelayMs: 0, ports: [] });
+    for (const client of pools) await load(server, client, 64, options.warmupMs);
+    for (let round = 0; round < options.rounds; round++) {
+      for (const client of round % 2 === 0 ? pools : [...pools].reverse()) {
+        runs.set(client.name, [...(runs.get(client.name) ?? []), await load(server, client, 64, options.durationMs)]);
+      }
+    }
+  } finally {
+    await Promise.all(pools.map((p) => p.pool.close()));
+    await server.stop();
+  }
+  const bare = runs.get(BARE)!;
+  const results = pools.map(({ name }) => {
+    const own = runs.get(name)!;
+    const top = own.reduce((a, b) => (b.requestsPerSecond > a.requestsPerSecond ? b : a));
+    return {
+      client: name,
+      requestsPerSecond: top.requestsPerSecond,
+      p50Ms: top.p50Ms,
+      p99Ms: top.p99Ms,
+      cpuMsPerThousand: top.cpuMsPerThousand,
+      medianRatioToBare: median(own.map((run, i) => run.requestsPerSecond / bare[i]!.requestsPerSecond)),
+    };
+  });
+  const markdown = table(
+    ['pool (4 endpoints, 64 in flight)', 'calls/s (best round)', '× bare pool (median of rounds)', 'p50 ms', 'p99 ms', 'client CPU ms / 1k calls'],
+    results.map((r) => [r.client, Math.round(r.requestsPerSecond), r.medianRatioToBare.toFixed(3), r.p50Ms.toFixed(3), r.p99Ms.toFixed(3), r.cpuMsPerThousand.toFixed(0)]),
+  );
+  return { results, markdown };
+}
