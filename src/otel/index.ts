@@ -16,9 +16,11 @@ import {
   SpanStatusCode,
   trace,
   type Attributes,
+  type BatchObservableResult,
   type Context,
-  type Counter,
   type Histogram,
+  type Observable,
+  type ObservableCounter,
   type MeterProvider,
   type Span,
   type TracerProvider,
@@ -26,6 +28,7 @@ import {
 import type { HttpTransportPool } from '../pool/http-transport-pool.js';
 import { OBSERVE_CALLS, type CallObserver, type ObservedCall } from '../pool/call-observer.js';
 import { CALL_METRICS, causeLabel, EVENT_COUNTERS, labelCombinations, outcomeCode, SNAPSHOT_GAUGES, topologyOf } from '../metrics/definitions.js';
+import { CounterTally, keyOf } from '../metrics/tally.js';
 
 export interface OpenTelemetryOptions {
   /** Where spans go. @default the global tracer provider (`trace.getTracerProvider()`) */
@@ -86,33 +89,42 @@ export function instrumentOpenTelemetry(pool: HttpTransportPool, options: OpenTe
   const topology = topologyOf(pool.snapshot());
   const disposers: (() => void)[] = [];
 
+  // Counters are tallied as plain numbers and reported by observable counters at collection:
+  // the SDK's per-record work (attribute hashing, storage lookup) stays off the hot path.
+  const counters: { readonly labels: readonly string[]; readonly tally: CounterTally; readonly instrument: ObservableCounter }[] = [];
+  const counter = (name: string, help: string, labels: readonly string[]) => {
+    const tally = new CounterTally();
+    counters.push({ labels, tally, instrument: meter.createObservableCounter(otelName(name), { description: help }) });
+    return tally;
+  };
   for (const definition of EVENT_COUNTERS) {
-    const counter = meter.createCounter(otelName(definition.name), { description: definition.help });
-    for (const values of labelCombinations(definition.labels, topology)) counter.add(0, attributesOf(definition.labels, values));
-    const attributes = cachedAttributes(definition.labels);
-    const inc = (...values: string[]) => counter.add(1, attributes(values.join('\u0000'), ...values));
+    const tally = counter(definition.name, definition.help, definition.labels);
+    for (const values of labelCombinations(definition.labels, topology)) tally.at(keyOf(values), values);
+    const inc = (...values: string[]) => tally.inc(keyOf(values), values);
     disposers.push(pool.on(definition.event, (event) => definition.count(event, inc)));
   }
+  const { calls, attempts, retries, callDuration, attemptDuration } = CALL_METRICS;
+  const callsTotal = counter(calls.name, calls.help, calls.labels);
+  const attemptsTotal = counter(attempts.name, attempts.help, attempts.labels);
+  const retriesTotal = counter(retries.name, retries.help, retries.labels);
+  for (const endpoint of topology.endpoints) retriesTotal.at(endpoint, [endpoint]);
 
   const gauges = SNAPSHOT_GAUGES.map((definition) => ({ definition, gauge: meter.createObservableGauge(otelName(definition.name), { description: definition.help }) }));
-  const observeGauges = (result: { observe(gauge: (typeof gauges)[number]['gauge'], value: number, attributes?: Attributes): void }) => {
+  const observables: Observable[] = [...counters.map((c) => c.instrument), ...gauges.map((g) => g.gauge)];
+  const collect = (result: BatchObservableResult) => {
+    for (const { labels, tally, instrument } of counters) {
+      for (const series of tally.series.values()) result.observe(instrument, series.value, attributesOf(labels, series.values));
+    }
     const snapshot = pool.snapshot();
     for (const { definition, gauge } of gauges) {
       definition.collect(snapshot, (value, ...values) => result.observe(gauge, value, attributesOf(definition.labels, values)));
     }
   };
-  meter.addBatchObservableCallback(observeGauges, gauges.map((g) => g.gauge));
-  disposers.push(() => meter.removeBatchObservableCallback(observeGauges, gauges.map((g) => g.gauge)));
+  meter.addBatchObservableCallback(collect, observables);
+  disposers.push(() => meter.removeBatchObservableCallback(collect, observables));
 
-  const { calls, attempts, retries, callDuration, attemptDuration } = CALL_METRICS;
-  const callsTotal: Counter = meter.createCounter(otelName(calls.name), { description: calls.help });
-  const attemptsTotal: Counter = meter.createCounter(otelName(attempts.name), { description: attempts.help });
-  const retriesTotal: Counter = meter.createCounter(otelName(retries.name), { description: retries.help });
   const callSeconds: Histogram = meter.createHistogram(otelName(callDuration.name), { description: callDuration.help, unit: 's' });
   const attemptSeconds: Histogram = meter.createHistogram(otelName(attemptDuration.name), { description: attemptDuration.help, unit: 's' });
-  for (const endpoint of topology.endpoints) retriesTotal.add(0, { endpoint });
-  const callAttributes = cachedAttributes(calls.labels);
-  const attemptAttributes = cachedAttributes(attempts.labels);
   const endpointAttributes = cachedAttributes(['endpoint']);
   const kindAttributes = cachedAttributes(['kind']);
 
@@ -136,14 +148,16 @@ export function instrumentOpenTelemetry(pool: HttpTransportPool, options: OpenTe
         },
         parent,
       );
-      return { span, context: trace.setSpan(parent, span) };
+      // A non-recording span (no SDK, or not sampled) has no children to parent.
+      return { span, context: span.isRecording() ? trace.setSpan(parent, span) : parent };
     },
     attempt(state, call, attempt) {
       const cause = causeLabel(attempt.outcome, attempt.cause);
       const { endpointId, dispatch } = attempt;
-      attemptsTotal.add(1, attemptAttributes(`${endpointId}\u0000${call.kind}\u0000${cause}\u0000${dispatch}`, endpointId, call.kind, cause, dispatch));
+      const key = `${endpointId}\u0000${call.kind}\u0000${cause}\u0000${dispatch}`;
+      (attemptsTotal.series.get(key) ?? attemptsTotal.at(key, [endpointId, call.kind, cause, dispatch])).value++;
       attemptSeconds.record(attempt.latencyMs / 1000, endpointAttributes(endpointId, endpointId));
-      if (attempt.attempt > 1 && attempt.outcome !== 'lost') retriesTotal.add(1, endpointAttributes(endpointId, endpointId));
+      if (attempt.attempt > 1 && attempt.outcome !== 'lost') retriesTotal.inc(endpointId, [endpointId]);
       if (!state.span.isRecording()) return;
       const attributes: Attributes = {
         'http.request.method': 'POST',
@@ -165,7 +179,8 @@ export function instrumentOpenTelemetry(pool: HttpTransportPool, options: OpenTe
     },
     end(state, call, end) {
       const code = outcomeCode(end.error);
-      callsTotal.add(1, callAttributes(`${call.kind}\u0000${call.methodLabel}\u0000${code}`, call.kind, call.methodLabel, code));
+      const key = `${call.kind}\u0000${call.methodLabel}\u0000${code}`;
+      (callsTotal.series.get(key) ?? callsTotal.at(key, [call.kind, call.methodLabel, code])).value++;
       callSeconds.record(end.durationMs / 1000, kindAttributes(call.kind, call.kind));
       const { span } = state;
       if (!span.isRecording()) return;

@@ -155,12 +155,16 @@ describe('instrumentOpenTelemetry', () => {
   it('stops after uninstrument: no span, no metric change', async () => {
     const { pool, exporter, uninstrument, collect } = setup();
     await pool.request('getSlot', []);
+    expect((await collect()).find((m) => m.descriptor.name === 'sturdy_rpc.calls')!.dataPoints.map((p) => p.value)).toEqual([1]);
     uninstrument();
     uninstrument(); // idempotent
     await pool.request('getSlot', []);
     expect(callSpans(exporter.getFinishedSpans())).toHaveLength(1);
-    const calls = (await collect()).find((m) => m.descriptor.name === 'sturdy_rpc.calls')!;
-    expect(calls.dataPoints.map((p) => p.value)).toEqual([1]);
+    const data = await collect();
+    // The observable counters are no longer reported; the duration histogram kept its one call.
+    expect(data.find((m) => m.descriptor.name === 'sturdy_rpc.calls')).toBeUndefined();
+    const durations = data.find((m) => m.descriptor.name === 'sturdy_rpc.call.duration')!;
+    expect(durations.dataPoints.map((p) => (p.value as { count: number }).count)).toEqual([1]);
   });
 
   it('is a no-op without an SDK, and follows the global providers once an application registers them', async () => {
