@@ -6,7 +6,14 @@
  * bare pool. Target: ≥ 0.95 (≤ 5 % throughput) for each.
  */
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
-import { BasicTracerProvider, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  ParentBasedSampler,
+  SimpleSpanProcessor,
+  TraceIdRatioBasedSampler,
+  type ReadableSpan,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
 import { Registry } from 'prom-client';
 import { registerPrometheusMetrics } from '../src/metrics/prometheus.js';
 import { instrumentOpenTelemetry } from '../src/otel/index.js';
@@ -52,20 +59,24 @@ export async function benchObservability(options: ObservabilityBenchOptions): Pr
       endpoints: server.urls.map((u, i) => ({ id: `e${i}`, url: u, operator: `op${i}`, maxConcurrentRequests: 64 })),
       chain: 'evm',
     });
-  const sdk = () => ({
-    tracerProvider: new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new DiscardingExporter())] }),
+  const sdk = (ratio = 1) => ({
+    tracerProvider: new BasicTracerProvider({
+      sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) }),
+      spanProcessors: [new SimpleSpanProcessor(new DiscardingExporter())],
+    }),
     meterProvider: new MeterProvider({ readers: [new IdleReader()] }),
   });
   const setups: { name: string; attach: (pool: HttpTransportPool) => void }[] = [
     { name: BARE, attach: () => undefined },
     { name: '+ Prometheus', attach: (pool) => registerPrometheusMetrics(pool, { registry: new Registry() }) },
     { name: '+ OpenTelemetry API, no SDK', attach: (pool) => instrumentOpenTelemetry(pool) },
-    { name: '+ OpenTelemetry SDK (spans + metrics)', attach: (pool) => instrumentOpenTelemetry(pool, sdk()) },
+    { name: '+ OpenTelemetry SDK, 1 % of traces sampled', attach: (pool) => instrumentOpenTelemetry(pool, sdk(0.01)) },
+    { name: '+ OpenTelemetry SDK, every trace sampled', attach: (pool) => instrumentOpenTelemetry(pool, sdk()) },
     {
-      name: '+ Prometheus + OpenTelemetry SDK',
+      name: '+ Prometheus + OpenTelemetry SDK (1 %)',
       attach: (pool) => {
         registerPrometheusMetrics(pool, { registry: new Registry() });
-        instrumentOpenTelemetry(pool, sdk());
+        instrumentOpenTelemetry(pool, sdk(0.01));
       },
     },
   ];
