@@ -20,7 +20,8 @@ import { instrumentOpenTelemetry } from '../src/otel/index.js';
 import { HttpTransportPool } from '../src/pool/http-transport-pool.js';
 import { startFaultServer } from './fault-control.js';
 import { load, median } from './peers.bench.js';
-import { table } from './util.js';
+import type { HttpExecutor } from '../src/http/executor.js';
+import { gc, table } from './util.js';
 
 export interface ObservabilityBenchOptions {
   readonly durationMs: number;
@@ -52,7 +53,65 @@ class IdleReader extends MetricReader {
 
 const BARE = 'pool, nothing attached';
 
-export async function benchObservability(options: ObservabilityBenchOptions): Promise<{ results: ObservabilityResult[]; markdown: string }> {
+/** An executor that answers at once from memory: what is left is the pool's own CPU per call. */
+const memoryExecutor: HttpExecutor = {
+  async execute(request) {
+    const id = /"id":(\d+)/.exec(request.body)![1];
+    return { type: 'response', status: 200, headers: {}, body: `{"jsonrpc":"2.0","id":${id},"result":"0x10"}` };
+  },
+  async close() {},
+};
+
+/** CPU (user + system) per call, in µs, of `calls` calls with 64 in flight. */
+async function cpuPerCall(pool: HttpTransportPool, calls: number): Promise<number> {
+  gc?.();
+  const cpu0 = process.cpuUsage();
+  const loop = async () => {
+    for (let i = 0; i < calls / 64; i++) await pool.request('eth_blockNumber', []);
+  };
+  await Promise.all(Array.from({ length: 64 }, loop));
+  const cpu = process.cpuUsage(cpu0);
+  return (cpu.user + cpu.system) / calls;
+}
+
+export interface ObservabilityCpuResult {
+  readonly client: string;
+  readonly cpuMicrosPerCall: number;
+  /** Median over rounds of (this setup's CPU per call − the bare pool's in the same round). */
+  readonly addedMicrosPerCall: number;
+}
+
+type Setup = { readonly name: string; readonly attach: (pool: HttpTransportPool) => void };
+
+/** Each exporter's added CPU per call without sockets: steadier on a busy machine than throughput. */
+async function benchCpu(setups: readonly Setup[], rounds: number, calls: number): Promise<ObservabilityCpuResult[]> {
+  const pools = setups.map(({ name, attach }) => {
+    const pool = new HttpTransportPool({
+      endpoints: [0, 1, 2, 3].map((i) => ({ id: `e${i}`, url: `http://127.0.0.1:${9000 + i}/`, operator: `op${i}` })),
+      chain: 'evm',
+      executor: memoryExecutor,
+    });
+    attach(pool);
+    return { name, pool };
+  });
+  const runs = new Map<string, number[]>();
+  try {
+    for (const { pool } of pools) await cpuPerCall(pool, calls / 2);
+    for (let round = 0; round < rounds; round++) {
+      for (const { name, pool } of round % 2 === 0 ? pools : [...pools].reverse()) runs.set(name, [...(runs.get(name) ?? []), await cpuPerCall(pool, calls)]);
+    }
+  } finally {
+    await Promise.all(pools.map(({ pool }) => pool.close()));
+  }
+  const bare = runs.get(BARE)!;
+  return pools.map(({ name }) => ({
+    client: name,
+    cpuMicrosPerCall: median(runs.get(name)!),
+    addedMicrosPerCall: median(runs.get(name)!.map((us, i) => us - bare[i]!)),
+  }));
+}
+
+export async function benchObservability(options: ObservabilityBenchOptions): Promise<{ results: { loopback: ObservabilityResult[]; cpu: ObservabilityCpuResult[] }; markdown: string }> {
   const server = await startFaultServer(4);
   const newPool = () =>
     new HttpTransportPool({
@@ -66,7 +125,7 @@ export async function benchObservability(options: ObservabilityBenchOptions): Pr
     }),
     meterProvider: new MeterProvider({ readers: [new IdleReader()] }),
   });
-  const setups: { name: string; attach: (pool: HttpTransportPool) => void }[] = [
+  const setups: Setup[] = [
     { name: BARE, attach: () => undefined },
     { name: '+ Prometheus', attach: (pool) => registerPrometheusMetrics(pool, { registry: new Registry() }) },
     { name: '+ OpenTelemetry API, no SDK', attach: (pool) => instrumentOpenTelemetry(pool) },
@@ -111,9 +170,14 @@ export async function benchObservability(options: ObservabilityBenchOptions): Pr
       medianRatioToBare: median(own.map((run, i) => run.requestsPerSecond / bare[i]!.requestsPerSecond)),
     };
   });
-  const markdown = table(
-    ['pool (4 endpoints, 64 in flight)', 'calls/s (best round)', '× bare pool (median of rounds)', 'p50 ms', 'p99 ms', 'client CPU ms / 1k calls'],
+  const cpu = await benchCpu(setups, options.rounds * 2, 20_000);
+  const cpuTable = table(
+    ['pool (4 endpoints, 64 in flight, in-memory executor)', 'CPU µs / call (median)', 'added µs / call (median of same-round differences)'],
+    cpu.map((r) => [r.client, r.cpuMicrosPerCall.toFixed(2), r.addedMicrosPerCall.toFixed(2)]),
+  );
+  const markdown = cpuTable + '\n\n' + table(
+    ['pool (4 endpoints, loopback server, 64 in flight)', 'calls/s (best round)', '× bare pool (median of rounds)', 'p50 ms', 'p99 ms', 'client CPU ms / 1k calls'],
     results.map((r) => [r.client, Math.round(r.requestsPerSecond), r.medianRatioToBare.toFixed(3), r.p50Ms.toFixed(3), r.p99Ms.toFixed(3), r.cpuMsPerThousand.toFixed(0)]),
   );
-  return { results, markdown };
+  return { results: { loopback: results, cpu }, markdown };
 }

@@ -75,7 +75,7 @@ describe('the top view', () => {
   });
 
   it('bars round to the nearest cell and stay inside the width', () => {
-    expect([shareBar(0, 4, 'ascii'), shareBar(0.5, 4, 'ascii'), shareBar(1.2, 4, 'ascii'), shareBar(0.12, 4, 'unicode')]).toEqual(['....', '##..', '####', '····']);
+    expect([shareBar(0, 4, 'ascii'), shareBar(0.5, 4, 'ascii'), shareBar(0.9, 4, 'ascii'), shareBar(1.2, 4, 'ascii'), shareBar(0.12, 4, 'unicode')]).toEqual(['....', '##..', '####', '####', '····']);
   });
 });
 
