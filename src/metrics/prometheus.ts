@@ -145,14 +145,14 @@ export function registerPrometheusMetrics(pool: HttpTransportPool, options: Prom
       const { endpointId, dispatch } = attempt;
       const key = `${endpointId}\u0000${call.kind}\u0000${cause}\u0000${dispatch}`;
       (attemptsTotal.series.get(key) ?? attemptsTotal.at(key, [endpointId, call.kind, cause, dispatch])).value++;
-      attemptSeconds.observe(endpointId, [endpointId], attempt.latencyMs / 1000);
-      if (attempt.attempt > 1 && attempt.outcome !== 'lost') retriesTotal.inc(endpointId, [endpointId]);
+      attemptSeconds.observe(endpointId, attempt.latencyMs / 1000);
+      if (attempt.attempt > 1 && attempt.outcome !== 'lost') retriesTotal.inc(endpointId);
     },
     end(_state, call, end) {
       const code = outcomeCode(end.error);
       const key = `${call.kind}\u0000${call.methodLabel}\u0000${code}`;
       (callsTotal.series.get(key) ?? callsTotal.at(key, [call.kind, call.methodLabel, code])).value++;
-      callSeconds.observe(call.kind, [call.kind], end.durationMs / 1000);
+      callSeconds.observe(call.kind, end.durationMs / 1000);
     },
   };
   disposers.push(pool[OBSERVE_CALLS](observer));

@@ -32,8 +32,9 @@ export class CounterTally {
     return series;
   }
 
-  inc(key: string, values: readonly string[]): void {
-    this.at(key, values).value++;
+  /** `values` defaults to `[key]` (a one-label counter): no array per increment. */
+  inc(key: string, values?: readonly string[]): void {
+    (this.series.get(key) ?? this.at(key, values ?? [key])).value++;
   }
 }
 
@@ -55,8 +56,9 @@ export class HistogramTally {
     return series;
   }
 
-  observe(key: string, values: readonly string[], value: number): void {
-    const series = this.at(key, values);
+  /** `values` defaults to `[key]` (a one-label histogram): no array per observation. */
+  observe(key: string, value: number, values?: readonly string[]): void {
+    const series = this.series.get(key) ?? this.at(key, values ?? [key]);
     const { bounds } = this;
     let i = 0;
     while (i < bounds.length && value > bounds[i]!) i++;

@@ -60,14 +60,14 @@ function attributesOf(labels: readonly string[], values: readonly string[]): Att
   return attributes;
 }
 
-/** Attribute objects by key, built once per series (the SDK only reads them). */
-function cachedAttributes(labels: readonly string[]): (key: string, ...values: string[]) => Attributes {
+/** One-attribute objects by value, built once per series (the SDK only reads them). */
+function cachedAttributes(label: string): (value: string) => Attributes {
   const cache = new Map<string, Attributes>();
-  return (key, ...values) => {
-    let attributes = cache.get(key);
+  return (value) => {
+    let attributes = cache.get(value);
     if (attributes === undefined) {
-      attributes = Object.freeze(attributesOf(labels, values));
-      cache.set(key, attributes);
+      attributes = Object.freeze({ [label]: value });
+      cache.set(value, attributes);
     }
     return attributes;
   };
@@ -125,29 +125,35 @@ export function instrumentOpenTelemetry(pool: HttpTransportPool, options: OpenTe
 
   const callSeconds: Histogram = meter.createHistogram(otelName(callDuration.name), { description: callDuration.help, unit: 's' });
   const attemptSeconds: Histogram = meter.createHistogram(otelName(attemptDuration.name), { description: attemptDuration.help, unit: 's' });
-  const endpointAttributes = cachedAttributes(['endpoint']);
-  const kindAttributes = cachedAttributes(['kind']);
+  const endpointAttributes = cachedAttributes('endpoint');
+  const kindAttributes = cachedAttributes('kind');
+
+  // A call span's attributes depend on its kind and method label only: built once per pair.
+  const callAttributeSets = new Map<string, Map<string, Attributes>>();
+  const callAttributes = (kind: string, methodLabel: string): Attributes => {
+    let byMethod = callAttributeSets.get(kind);
+    if (byMethod === undefined) callAttributeSets.set(kind, (byMethod = new Map()));
+    let attributes = byMethod.get(methodLabel);
+    if (attributes === undefined) {
+      const method = methodLabel === 'other' ? OTHER_METHOD : methodLabel;
+      attributes = Object.freeze({
+        'rpc.system': 'jsonrpc',
+        'rpc.system.name': 'jsonrpc',
+        'rpc.method': method,
+        'rpc.jsonrpc.version': '2.0',
+        'jsonrpc.protocol.version': '2.0',
+        'sturdy_rpc.kind': kind,
+      });
+      byMethod.set(methodLabel, attributes);
+    }
+    return attributes;
+  };
 
   const observer: CallObserver<CallState> = {
     start(call: ObservedCall) {
       const parent = context.active();
-      const method = call.methodLabel === 'other' ? OTHER_METHOD : call.methodLabel;
-      const span = tracer.startSpan(
-        method,
-        {
-          kind: SpanKind.CLIENT,
-          startTime: call.startedAtWallMs,
-          attributes: {
-            'rpc.system': 'jsonrpc',
-            'rpc.system.name': 'jsonrpc',
-            'rpc.method': method,
-            'rpc.jsonrpc.version': '2.0',
-            'jsonrpc.protocol.version': '2.0',
-            'sturdy_rpc.kind': call.kind,
-          },
-        },
-        parent,
-      );
+      const attributes = callAttributes(call.kind, call.methodLabel);
+      const span = tracer.startSpan(attributes['rpc.method'] as string, { kind: SpanKind.CLIENT, startTime: call.startedAtWallMs, attributes }, parent);
       // A non-recording span (no SDK, or not sampled) has no children to parent.
       return { span, context: span.isRecording() ? trace.setSpan(parent, span) : parent };
     },
@@ -156,8 +162,8 @@ export function instrumentOpenTelemetry(pool: HttpTransportPool, options: OpenTe
       const { endpointId, dispatch } = attempt;
       const key = `${endpointId}\u0000${call.kind}\u0000${cause}\u0000${dispatch}`;
       (attemptsTotal.series.get(key) ?? attemptsTotal.at(key, [endpointId, call.kind, cause, dispatch])).value++;
-      attemptSeconds.record(attempt.latencyMs / 1000, endpointAttributes(endpointId, endpointId));
-      if (attempt.attempt > 1 && attempt.outcome !== 'lost') retriesTotal.inc(endpointId, [endpointId]);
+      attemptSeconds.record(attempt.latencyMs / 1000, endpointAttributes(endpointId));
+      if (attempt.attempt > 1 && attempt.outcome !== 'lost') retriesTotal.inc(endpointId);
       if (!state.span.isRecording()) return;
       const attributes: Attributes = {
         'http.request.method': 'POST',
@@ -181,7 +187,7 @@ export function instrumentOpenTelemetry(pool: HttpTransportPool, options: OpenTe
       const code = outcomeCode(end.error);
       const key = `${call.kind}\u0000${call.methodLabel}\u0000${code}`;
       (callsTotal.series.get(key) ?? callsTotal.at(key, [call.kind, call.methodLabel, code])).value++;
-      callSeconds.record(end.durationMs / 1000, kindAttributes(call.kind, call.kind));
+      callSeconds.record(end.durationMs / 1000, kindAttributes(call.kind));
       const { span } = state;
       if (!span.isRecording()) return;
       if (end.error !== undefined) {

@@ -64,40 +64,56 @@ export interface ObservablePool {
   [OBSERVE_CALLS]<S>(observer: CallObserver<S>): () => void;
 }
 
-/** Runs `fn` and ignores what it throws: a broken exporter must never fail a call. */
-function safely(fn: () => void): void {
-  try {
-    fn();
-  } catch {
-    // Deliberately ignored (and never printed: the library does not write to the console).
-  }
-}
-
 /**
- * The observers of one call: `attempt` is what the request loop calls per attempt,
- * `end` once when the call settles.
+ * The observers of one call: `attempt` is what the request loop calls per attempt, `end`
+ * once when the call settles. What an observer throws is ignored (and never printed): a
+ * broken exporter must never fail a call. No closure or array per call for one observer.
  */
 export class CallObservation {
   readonly #observers: readonly CallObserver[];
-  readonly #states: unknown[];
+  readonly #state: unknown;
+  readonly #states: unknown[] | undefined;
   readonly call: ObservedCall;
 
   constructor(observers: readonly CallObserver[], call: ObservedCall) {
     this.#observers = observers;
     this.call = call;
-    this.#states = observers.map((observer) => {
-      let state: unknown;
-      safely(() => (state = observer.start(call)));
-      return state;
-    });
+    if (observers.length === 1) {
+      this.#state = start(observers[0]!, call);
+      this.#states = undefined;
+    } else {
+      this.#states = observers.map((observer) => start(observer, call));
+    }
   }
 
   attempt(attempt: ObservedAttempt): void {
-    for (let i = 0; i < this.#observers.length; i++) safely(() => this.#observers[i]!.attempt(this.#states[i], this.call, attempt));
+    const observers = this.#observers;
+    for (let i = 0; i < observers.length; i++) {
+      try {
+        observers[i]!.attempt(this.#states === undefined ? this.#state : this.#states[i], this.call, attempt);
+      } catch {
+        // ignored: see the class comment
+      }
+    }
   }
 
   end(end: ObservedCallEnd): void {
-    for (let i = 0; i < this.#observers.length; i++) safely(() => this.#observers[i]!.end(this.#states[i], this.call, end));
+    const observers = this.#observers;
+    for (let i = 0; i < observers.length; i++) {
+      try {
+        observers[i]!.end(this.#states === undefined ? this.#state : this.#states[i], this.call, end);
+      } catch {
+        // ignored: see the class comment
+      }
+    }
+  }
+}
+
+function start(observer: CallObserver, call: ObservedCall): unknown {
+  try {
+    return observer.start(call);
+  } catch {
+    return undefined;
   }
 }
 
