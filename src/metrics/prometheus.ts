@@ -7,18 +7,10 @@
  */
 import { Gauge, register as globalRegistry, type Metric, type MetricObjectWithValues, type MetricValue, type Registry } from 'prom-client';
 import type { HttpTransportPool } from '../pool/http-transport-pool.js';
-import { OBSERVE_CALLS, type CallObserver } from '../pool/call-observer.js';
-import {
-  CALL_METRICS,
-  causeLabel,
-  DEFAULT_DURATION_BUCKETS,
-  EVENT_COUNTERS,
-  labelCombinations,
-  outcomeCode,
-  SNAPSHOT_GAUGES,
-  topologyOf,
-} from './definitions.js';
-import { CounterTally, HistogramTally, keyOf } from './tally.js';
+import { OBSERVE_CALLS } from '../pool/call-observer.js';
+import { CallTallies, runOnce } from './call-tallies.js';
+import { CALL_METRICS, DEFAULT_DURATION_BUCKETS, EVENT_COUNTERS, SNAPSHOT_GAUGES, topologyOf } from './definitions.js';
+import { CounterTally, HistogramTally } from './tally.js';
 
 export interface PrometheusMetricsOptions {
   /** Where the metrics are registered. @default prom-client's global `register` */
@@ -101,16 +93,16 @@ export function registerPrometheusMetrics(pool: HttpTransportPool, options: Prom
   const tallied = (name: string, help: string, labels: readonly string[], tally: CounterTally | HistogramTally) => {
     registry.registerMetric(new TalliedMetric(prefix + name, help, labels, tally) as unknown as Metric);
     names.push(prefix + name);
-    return tally;
   };
-  const disposers: (() => void)[] = [];
 
-  for (const definition of EVENT_COUNTERS) {
-    const tally = tallied(definition.name, definition.help, definition.labels, new CounterTally()) as CounterTally;
-    for (const values of labelCombinations(definition.labels, topology)) tally.at(keyOf(values), values);
-    const inc = (...values: string[]) => tally.inc(keyOf(values), values);
-    disposers.push(pool.on(definition.event, (event) => definition.count(event, inc)));
-  }
+  const tallies = new CallTallies(pool, topology);
+  for (const { name, help, labels, tally } of tallies.counters) tallied(name, help, labels, tally);
+  const callSeconds = new HistogramTally(buckets);
+  const attemptSeconds = new HistogramTally(buckets);
+  tallied(callDuration.name, callDuration.help, callDuration.labels, callSeconds);
+  tallied(attemptDuration.name, attemptDuration.help, attemptDuration.labels, attemptSeconds);
+  for (const endpoint of topology.endpoints) attemptSeconds.at(endpoint, [endpoint]);
+  for (const kind of topology.kinds) callSeconds.at(kind, [kind]);
 
   for (const definition of SNAPSHOT_GAUGES) {
     const name = prefix + definition.name;
@@ -127,41 +119,16 @@ export function registerPrometheusMetrics(pool: HttpTransportPool, options: Prom
     names.push(name);
   }
 
-  const callsTotal = tallied(calls.name, calls.help, calls.labels, new CounterTally()) as CounterTally;
-  const attemptsTotal = tallied(attempts.name, attempts.help, attempts.labels, new CounterTally()) as CounterTally;
-  const retriesTotal = tallied(retries.name, retries.help, retries.labels, new CounterTally()) as CounterTally;
-  const callSeconds = tallied(callDuration.name, callDuration.help, callDuration.labels, new HistogramTally(buckets)) as HistogramTally;
-  const attemptSeconds = tallied(attemptDuration.name, attemptDuration.help, attemptDuration.labels, new HistogramTally(buckets)) as HistogramTally;
-  for (const endpoint of topology.endpoints) {
-    retriesTotal.at(endpoint, [endpoint]);
-    attemptSeconds.at(endpoint, [endpoint]);
-  }
-  for (const kind of topology.kinds) callSeconds.at(kind, [kind]);
-
-  const observer: CallObserver<undefined> = {
+  const stopObserving = pool[OBSERVE_CALLS]<undefined>({
     start: () => undefined,
     attempt(_state, call, attempt) {
-      const cause = causeLabel(attempt.outcome, attempt.cause);
-      const { endpointId, dispatch } = attempt;
-      const key = `${endpointId}\u0000${call.kind}\u0000${cause}\u0000${dispatch}`;
-      (attemptsTotal.series.get(key) ?? attemptsTotal.at(key, [endpointId, call.kind, cause, dispatch])).value++;
-      attemptSeconds.observe(endpointId, attempt.latencyMs / 1000);
-      if (attempt.attempt > 1 && attempt.outcome !== 'lost') retriesTotal.inc(endpointId);
+      tallies.attempt(call, attempt);
+      attemptSeconds.observe(attempt.endpointId, attempt.latencyMs / 1000);
     },
     end(_state, call, end) {
-      const code = outcomeCode(end.error);
-      const key = `${call.kind}\u0000${call.methodLabel}\u0000${code}`;
-      (callsTotal.series.get(key) ?? callsTotal.at(key, [call.kind, call.methodLabel, code])).value++;
+      tallies.end(call, end);
       callSeconds.observe(call.kind, end.durationMs / 1000);
     },
-  };
-  disposers.push(pool[OBSERVE_CALLS](observer));
-
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    for (const dispose of disposers) dispose();
-    for (const name of names) registry.removeSingleMetric(name);
-  };
+  });
+  return runOnce([stopObserving, () => tallies.stop(), () => names.forEach((name) => registry.removeSingleMetric(name))]);
 }

@@ -20,15 +20,14 @@ import {
   type Context,
   type Histogram,
   type Observable,
-  type ObservableCounter,
   type MeterProvider,
   type Span,
   type TracerProvider,
 } from '@opentelemetry/api';
 import type { HttpTransportPool } from '../pool/http-transport-pool.js';
 import { OBSERVE_CALLS, type CallObserver, type ObservedCall } from '../pool/call-observer.js';
-import { CALL_METRICS, causeLabel, EVENT_COUNTERS, labelCombinations, outcomeCode, SNAPSHOT_GAUGES, topologyOf } from '../metrics/definitions.js';
-import { CounterTally, keyOf } from '../metrics/tally.js';
+import { CallTallies, runOnce } from '../metrics/call-tallies.js';
+import { CALL_METRICS, causeLabel, outcomeCode, SNAPSHOT_GAUGES, topologyOf } from '../metrics/definitions.js';
 
 export interface OpenTelemetryOptions {
   /** Where spans go. @default the global tracer provider (`trace.getTracerProvider()`) */
@@ -91,23 +90,14 @@ export function instrumentOpenTelemetry(pool: HttpTransportPool, options: OpenTe
 
   // Counters are tallied as plain numbers and reported by observable counters at collection:
   // the SDK's per-record work (attribute hashing, storage lookup) stays off the hot path.
-  const counters: { readonly labels: readonly string[]; readonly tally: CounterTally; readonly instrument: ObservableCounter }[] = [];
-  const counter = (name: string, help: string, labels: readonly string[]) => {
-    const tally = new CounterTally();
-    counters.push({ labels, tally, instrument: meter.createObservableCounter(otelName(name), { description: help }) });
-    return tally;
-  };
-  for (const definition of EVENT_COUNTERS) {
-    const tally = counter(definition.name, definition.help, definition.labels);
-    for (const values of labelCombinations(definition.labels, topology)) tally.at(keyOf(values), values);
-    const inc = (...values: string[]) => tally.inc(keyOf(values), values);
-    disposers.push(pool.on(definition.event, (event) => definition.count(event, inc)));
-  }
-  const { calls, attempts, retries, callDuration, attemptDuration } = CALL_METRICS;
-  const callsTotal = counter(calls.name, calls.help, calls.labels);
-  const attemptsTotal = counter(attempts.name, attempts.help, attempts.labels);
-  const retriesTotal = counter(retries.name, retries.help, retries.labels);
-  for (const endpoint of topology.endpoints) retriesTotal.at(endpoint, [endpoint]);
+  const tallies = new CallTallies(pool, topology);
+  disposers.push(() => tallies.stop());
+  const counters = tallies.counters.map(({ name, help, labels, tally }) => ({
+    labels,
+    tally,
+    instrument: meter.createObservableCounter(otelName(name), { description: help }),
+  }));
+  const { callDuration, attemptDuration } = CALL_METRICS;
 
   const gauges = SNAPSHOT_GAUGES.map((definition) => ({ definition, gauge: meter.createObservableGauge(otelName(definition.name), { description: definition.help }) }));
   const observables: Observable[] = [...counters.map((c) => c.instrument), ...gauges.map((g) => g.gauge)];
@@ -158,12 +148,10 @@ export function instrumentOpenTelemetry(pool: HttpTransportPool, options: OpenTe
       return { span, context: span.isRecording() ? trace.setSpan(parent, span) : parent };
     },
     attempt(state, call, attempt) {
+      tallies.attempt(call, attempt);
       const cause = causeLabel(attempt.outcome, attempt.cause);
       const { endpointId, dispatch } = attempt;
-      const key = `${endpointId}\u0000${call.kind}\u0000${cause}\u0000${dispatch}`;
-      (attemptsTotal.series.get(key) ?? attemptsTotal.at(key, [endpointId, call.kind, cause, dispatch])).value++;
       attemptSeconds.record(attempt.latencyMs / 1000, endpointAttributes(endpointId));
-      if (attempt.attempt > 1 && attempt.outcome !== 'lost') retriesTotal.inc(endpointId);
       if (!state.span.isRecording()) return;
       const attributes: Attributes = {
         'http.request.method': 'POST',
@@ -184,9 +172,8 @@ export function instrumentOpenTelemetry(pool: HttpTransportPool, options: OpenTe
       span.end(attempt.startedAtWallMs + attempt.latencyMs);
     },
     end(state, call, end) {
+      tallies.end(call, end);
       const code = outcomeCode(end.error);
-      const key = `${call.kind}\u0000${call.methodLabel}\u0000${code}`;
-      (callsTotal.series.get(key) ?? callsTotal.at(key, [call.kind, call.methodLabel, code])).value++;
       callSeconds.record(end.durationMs / 1000, kindAttributes(call.kind));
       const { span } = state;
       if (!span.isRecording()) return;
@@ -201,11 +188,5 @@ export function instrumentOpenTelemetry(pool: HttpTransportPool, options: OpenTe
     },
   };
   disposers.push(pool[OBSERVE_CALLS](observer));
-
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    for (const dispose of disposers) dispose();
-  };
+  return runOnce(disposers);
 }
