@@ -123,7 +123,7 @@ export async function runRequest(
  * `runRequest` under exporters: they learn the call's start (synchronously, in the caller's
  * async context), each attempt, and its end. Only used when someone observes.
  */
-export function observedRequest(
+export async function observedRequest(
   pool: PoolInternals,
   observers: readonly CallObserver[],
   labeler: CallLabeler,
@@ -142,17 +142,15 @@ export function observedRequest(
     startedAtMs,
     startedAtWallMs: clock.wallNow(),
   });
-  const end = (error: unknown) => observation.end({ error, durationMs: clock.now() - startedAtMs, endedAtWallMs: clock.wallNow() });
-  return runRequest(pool, method, params, options, observation).then(
-    (result) => {
-      end(undefined);
-      return result;
-    },
-    (error: unknown) => {
-      end(error);
-      throw error;
-    },
-  );
+  let error: unknown;
+  try {
+    return await runRequest(pool, method, params, options, observation);
+  } catch (thrown) {
+    error = thrown;
+    throw thrown;
+  } finally {
+    observation.end({ error, durationMs: clock.now() - startedAtMs, endedAtWallMs: clock.wallNow() });
+  }
 }
 
 /**
