@@ -9,6 +9,8 @@ describe('observability entry points', () => {
     const specifiers = [...reachableSpecifiers('index.ts')];
     expect(specifiers.length).toBeGreaterThan(20);
     expect(specifiers.filter(PEERS)).toEqual([]);
+    // pool.serveStatus() loads its server on demand: the main entry's static graph has no HTTP server.
+    expect(specifiers.filter((s) => s === 'node:http' || s === 'node:net')).toEqual([]);
   });
 
   it('sturdy-rpc/metrics/prometheus imports prom-client and no OpenTelemetry; sturdy-rpc/otel imports only @opentelemetry/api', () => {
