@@ -20,6 +20,8 @@ import { instrumentOpenTelemetry } from '../src/otel/index.js';
 import { HttpTransportPool } from '../src/pool/http-transport-pool.js';
 import { startFaultServer } from './fault-control.js';
 import { load, median } from './peers.bench.js';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { HttpExecutor } from '../src/http/executor.js';
 import { gc, table } from './util.js';
 
@@ -111,13 +113,8 @@ async function benchCpu(setups: readonly Setup[], rounds: number, calls: number)
   }));
 }
 
-export async function benchObservability(options: ObservabilityBenchOptions): Promise<{ results: { loopback: ObservabilityResult[]; cpu: ObservabilityCpuResult[] }; markdown: string }> {
-  const server = await startFaultServer(4);
-  const newPool = () =>
-    new HttpTransportPool({
-      endpoints: server.urls.map((u, i) => ({ id: `e${i}`, url: u, operator: `op${i}`, maxConcurrentRequests: 64 })),
-      chain: 'evm',
-    });
+/** What is attached to each pool measured. */
+function setupList(): Setup[] {
   const sdk = (ratio = 1) => ({
     tracerProvider: new BasicTracerProvider({
       sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) }),
@@ -125,7 +122,7 @@ export async function benchObservability(options: ObservabilityBenchOptions): Pr
     }),
     meterProvider: new MeterProvider({ readers: [new IdleReader()] }),
   });
-  const setups: Setup[] = [
+  return [
     { name: BARE, attach: () => undefined },
     { name: '+ Prometheus', attach: (pool) => registerPrometheusMetrics(pool, { registry: new Registry() }) },
     { name: '+ OpenTelemetry API, no SDK', attach: (pool) => instrumentOpenTelemetry(pool) },
@@ -139,6 +136,46 @@ export async function benchObservability(options: ObservabilityBenchOptions): Pr
       },
     },
   ];
+}
+
+const PAIR_FLAG = '--observability-cpu-pair';
+
+/**
+ * Each exporter against the bare pool in a process of its own: two exporters in one process
+ * make the hook's call sites polymorphic, which is not what an application with one pays.
+ */
+async function cpuPairs(count: number, rounds: number, calls: number): Promise<ObservabilityCpuResult[]> {
+  const rows: ObservabilityCpuResult[] = [];
+  const bare: number[] = [];
+  for (let index = 1; index < count; index++) {
+    const output = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), PAIR_FLAG, String(index), String(rounds), String(calls)], { timeout: 600_000 }, (error, stdout) =>
+        error ? reject(error) : resolve(stdout),
+      ),
+    );
+    const [bareRow, row] = JSON.parse(output) as [ObservabilityCpuResult, ObservabilityCpuResult];
+    bare.push(bareRow.cpuMicrosPerCall);
+    rows.push(row);
+  }
+  return [{ client: BARE, cpuMicrosPerCall: median(bare), addedMicrosPerCall: 0 }, ...rows];
+}
+
+// Child mode (see cpuPairs): the bare pool against one setup, as JSON on stdout.
+if (process.argv[2] === PAIR_FLAG) {
+  const [index, rounds, calls] = process.argv.slice(3).map(Number);
+  const setups = setupList();
+  process.stdout.write(JSON.stringify(await benchCpu([setups[0]!, setups[index!]!], rounds!, calls!)));
+  process.exit(0);
+}
+
+export async function benchObservability(options: ObservabilityBenchOptions): Promise<{ results: { loopback: ObservabilityResult[]; cpu: ObservabilityCpuResult[] }; markdown: string }> {
+  const server = await startFaultServer(4);
+  const newPool = () =>
+    new HttpTransportPool({
+      endpoints: server.urls.map((u, i) => ({ id: `e${i}`, url: u, operator: `op${i}`, maxConcurrentRequests: 64 })),
+      chain: 'evm',
+    });
+  const setups = setupList();
   const pools = setups.map(({ name, attach }) => {
     const pool = newPool();
     attach(pool);
@@ -170,9 +207,9 @@ export async function benchObservability(options: ObservabilityBenchOptions): Pr
       medianRatioToBare: median(own.map((run, i) => run.requestsPerSecond / bare[i]!.requestsPerSecond)),
     };
   });
-  const cpu = await benchCpu(setups, options.rounds * 2, 20_000);
+  const cpu = await cpuPairs(setups.length, options.rounds * 2, 20_000);
   const cpuTable = table(
-    ['pool (4 endpoints, 64 in flight, in-memory executor)', 'CPU µs / call (median)', 'added µs / call (median of same-round differences)'],
+    ['pool (4 endpoints, 64 in flight, in-memory executor; each setup in its own process with the bare pool)', 'CPU µs / call (median)', 'added µs / call (median of same-round differences)'],
     cpu.map((r) => [r.client, r.cpuMicrosPerCall.toFixed(2), r.addedMicrosPerCall.toFixed(2)]),
   );
   const markdown = cpuTable + '\n\n' + table(
