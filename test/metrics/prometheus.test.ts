@@ -87,6 +87,33 @@ describe('registerPrometheusMetrics', () => {
     expect(sample(await registry.metrics(), 'sturdy_rpc_role_cooldown_seconds{endpoint="main",kind="read"}')).toBe(0);
   });
 
+  it('counts a hedged read: the hedge on the first endpoint, the cancelled loser as hedge-lost, no retry', async () => {
+    const clock = createFakeClock();
+    const executor = createScriptedExecutor();
+    const pool = createPool({
+      endpoints: [
+        { id: 'slow', url: 'https://a.example.com/', operator: 'a' },
+        { id: 'fast', url: 'https://b.example.org/', operator: 'b', tier: 1 },
+      ],
+      clock,
+      random: createSeededRandom(4),
+      executor,
+      hedge: { delayMs: 50 },
+    });
+    executor.script('slow', answerAfter(clock, 500));
+    executor.script('fast', answerAfter(clock, 10));
+    const registry = new Registry();
+    registerPrometheusMetrics(pool, { registry });
+    await drive(clock, () => pool.request('getSlot', []));
+    const text = await registry.metrics();
+    expect(sample(text, 'sturdy_rpc_hedges_total{endpoint="slow",phase="started"}')).toBe(1);
+    expect(sample(text, 'sturdy_rpc_hedges_total{endpoint="slow",phase="won"}')).toBe(1);
+    expect(sample(text, 'sturdy_rpc_attempts_total{endpoint="fast",kind="read",cause="none",dispatch="completed"}')).toBe(1);
+    expect(text).toMatch(/^sturdy_rpc_attempts_total\{endpoint="slow",kind="read",cause="hedge-lost",dispatch="[a-z-]+"\} 1$/m);
+    expect(sample(text, 'sturdy_rpc_retries_total{endpoint="fast"}')).toBe(0);
+    expect(sample(text, 'sturdy_rpc_calls_total{kind="read",method="getSlot",outcome_code="ok"}')).toBe(1);
+  });
+
   it('never puts a URL, host, header value or key in a name, label or help text', async () => {
     const { clock, executor, pool } = setup();
     const registry = new Registry();
