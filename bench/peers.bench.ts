@@ -37,7 +37,7 @@ export interface PeerBenchOptions {
 const received = (stats: FaultServerStats) => stats.ports.reduce((sum, port) => sum + port.received, 0);
 
 /** Runs `client.call` with `inFlight` loops for `durationMs`. */
-async function load(server: FaultServer, client: PeerClient, inFlight: number, durationMs: number): Promise<Omit<PeerResult, 'medianRatioToRaw' | 'medianP50RatioToRaw'>> {
+export async function load(server: FaultServer, client: PeerClient, inFlight: number, durationMs: number): Promise<Omit<PeerResult, 'medianRatioToRaw' | 'medianP50RatioToRaw'>> {
   const latencies: number[] = [];
   let errors = 0;
   const end = performance.now() + durationMs;
@@ -78,7 +78,7 @@ async function load(server: FaultServer, client: PeerClient, inFlight: number, d
   };
 }
 
-function median(values: readonly number[]): number {
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return (sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.floor(sorted.length / 2)]!) / 2;
 }

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark side by side in one run. Never part of `npm test`.
  * Pass `--json <file>` to also write the raw results, `--quick` for short runs (CI smoke),
- * `--only <section,…>` (admission, selection, json, peers, heap, faults, slow-node, bundle, health) for a focused run,
+ * `--only <section,…>` (admission, selection, json, peers, heap, faults, slow-node, bundle, health, observability) for a focused run,
  * `--rounds <n>` for more throughput rounds (the median ratio to raw undici steadies with more).
  */
 import { writeFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { benchFaults } from './faults.bench.js';
 import { benchHealth } from './health.bench.js';
 import { benchHeap } from './heap.bench.js';
 import { benchJson } from './json.bench.js';
+import { benchObservability } from './observability.bench.js';
 import { benchPeers } from './peers.bench.js';
 import { benchSelection } from './selection.bench.js';
 import { benchSlowNode } from './slow-node.bench.js';
@@ -68,6 +69,9 @@ await section('health', 'Endpoint health: a lagging node, a restarted node', () 
       ? { reads: 400, inFlight: 16, baseDelayMs: 5, lagBlocks: 200, downAtMs: 1_000, upAtMs: 2_000, maxRecoveryMs: 8_000, probeIntervalMs: 2_000, seed: 21 }
       : { reads: 2_000, inFlight: 16, baseDelayMs: 5, lagBlocks: 200, downAtMs: 2_000, upAtMs: 5_000, maxRecoveryMs: 30_000, probeIntervalMs: 10_000, seed: 21 },
   ),
+);
+await section('observability', 'Exporters on the no-fault path (Prometheus, OpenTelemetry) against the bare pool', () =>
+  benchObservability(quick ? { durationMs: 400, rounds, warmupMs: 150 } : { durationMs: 600, rounds, warmupMs: 400 }),
 );
 
 if (jsonPath) writeFileSync(jsonPath, JSON.stringify(results, null, 2));

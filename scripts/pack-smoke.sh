@@ -30,6 +30,12 @@ if (typeof createEvmClient(pool).getBalance !== 'function') throw new Error('evm
 try { new HttpTransportPool({ endpoints: [] }); } catch (e) { if (!isTransportError(e, 'INVALID_CONFIG')) throw e; }
 const d = evaluateTransportRetry({ cause: 'connection', dispatch: 'dispatched-ambiguous', retryClass: 'never-after-dispatch', attempt: 1, settings: { maxRetries: 3, initialBackoffMs: 100, maxBackoffMs: 2000 } });
 if (d.retry) throw new Error('retry rule broken');
+const status = await pool.serveStatus();
+if (!/^http:\/\/127\.0\.0\.1:\d+\/status$/.test(status.url)) throw new Error('serveStatus broken');
+const { existsSync } = await import('node:fs');
+for (const file of ['metrics/prometheus.js', 'otel/index.js', 'status/status-server.js']) {
+  if (!existsSync(new URL(`./node_modules/sturdy-rpc/dist/${file}`, import.meta.url))) throw new Error(`dist/${file} missing`);
+}
 await pool.close();
 // The recorded fixtures ship: by sub-path and through fixturesDir.
 const { fixturesDir, loadFixtures } = await import('sturdy-rpc/testing');

@@ -7,6 +7,10 @@ export type { EndpointReputationView } from './pool/pool-health.js';
 export type { EndpointHeadView, EndpointHealthState } from './pool/endpoint-health.js';
 export type { HealthSettings } from './health/config.js';
 export type { ArchivalKnowledge } from './health/archival-book.js';
+export type { PoolLogger } from './logging/pool-logger.js';
+export type { LogLevel } from './logging/log-rules.js';
+export type { ServeStatusOptions, StatusServer, StatusDocument } from './status/status-server.js';
+export type { RecentEndpointActivity } from './status/recent-activity.js';
 export type {
   PoolEventMap,
   PoolEventName,

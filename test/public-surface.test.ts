@@ -14,6 +14,8 @@ const entries = {
   'sturdy-rpc/viem': () => import('../src/adapters/viem.js'),
   'sturdy-rpc/kit': () => import('../src/adapters/kit.js'),
   'sturdy-rpc/ethers': () => import('../src/adapters/ethers.js'),
+  'sturdy-rpc/metrics/prometheus': () => import('../src/metrics/prometheus.js'),
+  'sturdy-rpc/otel': () => import('../src/otel/index.js'),
 };
 
 describe('public surface', () => {

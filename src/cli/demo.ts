@@ -13,6 +13,10 @@ export interface DemoOptions {
   readonly concurrency: number;
   /** Writes a progress line (the CLI passes stderr; `--json` runs pass nothing). */
   readonly progress?: (line: string) => void;
+  /** Ends the workload early (`top --demo` on q / Ctrl-C). */
+  readonly signal?: AbortSignal;
+  /** Called with the demo's pool before the workload starts (`top --demo` serves its status). */
+  readonly onPool?: (pool: HttpTransportPool) => Promise<void> | void;
 }
 
 export interface DemoEndpointRow {
@@ -137,6 +141,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     pool.on('hedge', (e) => {
       if (e.phase === 'started') hedgedAway.set(e.endpointId, (hedgedAway.get(e.endpointId) ?? 0) + 1);
     });
+    await options.onPool?.(pool);
     const sol = createSolanaClient(pool);
     const latencies: number[] = [];
     const failuresByCode: Record<string, number> = {};
@@ -150,7 +155,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     let longestGapMs = 0;
 
     const worker = async () => {
-      while (systemClock.now() < deadline) {
+      while (systemClock.now() < deadline && options.signal?.aborted !== true) {
         const isSend = random() < 0.05;
         const t0 = systemClock.now();
         calls++;

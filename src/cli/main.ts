@@ -6,8 +6,9 @@ import { demoCommand } from './demo-command.js';
 import { probeCommand } from './probe-command.js';
 import { recordCommand } from './record-command.js';
 import { serveFixturesCommand } from './serve-fixtures-command.js';
+import { topCommand } from './top-command.js';
 
-const COMMANDS: readonly CliCommand[] = [demoCommand, probeCommand, serveFixturesCommand, recordCommand];
+const COMMANDS: readonly CliCommand[] = [demoCommand, probeCommand, serveFixturesCommand, recordCommand, topCommand];
 
 const USAGE = `Usage: sturdy-rpc <command> [options]
 

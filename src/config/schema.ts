@@ -146,6 +146,7 @@ export const poolConfigSchema = z
       .optional(),
     health: z.union([z.literal(false), healthSettingsSchema]).optional(),
     executor: objectWith(['execute', 'close'], 'must have execute() and close()').optional(),
+    logger: objectWith(['debug', 'info', 'warn', 'error'], 'must have debug(), info(), warn() and error()').optional(),
     clock: objectWith(['now', 'wallNow', 'setTimer'], 'must have now(), wallNow() and setTimer()').optional(),
     random: z.custom<() => number>((value) => typeof value === 'function', { message: 'must be a function' }).optional(),
   })

@@ -3,6 +3,7 @@ import type { BalanceSettings } from '../balance/balancer.js';
 import type { HedgeSettings } from '../balance/hedge-policy.js';
 import type { HealthSettings } from '../health/config.js';
 import type { HttpExecutor } from '../http/executor.js';
+import type { PoolLogger } from '../logging/pool-logger.js';
 import type { RequestKind, RetryClass } from '../retry/causes.js';
 
 /** Admission settings of a role: one endpoint serving one request kind. */
@@ -137,6 +138,13 @@ export interface HttpTransportPoolOptions {
    * endpoint: that endpoint's `requestTimeoutMs`)
    */
   readonly timeoutMs?: number;
+  /**
+   * Where the pool logs its state changes — cooldowns, benches, breaker opens, chain
+   * verdicts, ambiguous sends and their reconciliation — once per change, never once per
+   * call, as `logger[level](fields, message)` (pino's shape; `console` works too). Fields
+   * and messages name endpoints by id and operator only. @default none: the pool never logs
+   */
+  readonly logger?: PoolLogger;
   /** How attempts reach endpoints. @default the undici executor */
   readonly executor?: HttpExecutor;
   /** Injected clock (tests pass `createFakeClock()`). @default the system clock */

@@ -12,7 +12,7 @@ import { createRedactor, secretFragments } from '../errors/redact.js';
 import { TransportError } from '../errors/transport-error.js';
 import type { ClassifiedFailure } from '../http/outcome.js';
 import { createDefaultExecutor } from '../http/default-executor.js';
-import { classifyMethod } from '../jsonrpc/method-table.js';
+import { classifyMethod, METHOD_TABLE } from '../jsonrpc/method-table.js';
 import type { FailureCause, RequestKind } from '../retry/causes.js';
 import { abortedError, Admission } from './admission.js';
 import type { KindGroup } from './admission-model.js';
@@ -25,11 +25,15 @@ import { HttpRequestPermit, permitRole, type PermitHost } from './permit.js';
 import { Hedging } from './hedged-attempt.js';
 import { askEndpoint } from './attempt.js';
 import { Balancer } from '../balance/balancer.js';
-import { runRequest } from './request-loop.js';
+import { observedRequest, runRequest } from './request-loop.js';
+import { CallObservers, OBSERVE_CALLS, type CallLabeler, type CallObserver } from './call-observer.js';
 import type { AcquireOptions, PoolInternals, RetryAvoidance } from './internals.js';
 import type { RequestOptions, RpcRequester } from './request-options.js';
 import { buildSnapshot, type PoolSnapshot } from './snapshot.js';
 import { buildKindGroups } from './topology.js';
+import { attachLogger } from '../logging/pool-logger.js';
+import type { ServeStatusOptions, StatusServer } from '../status/status-server.js';
+import { serveStatus } from '../status/serve-status.js';
 
 export type { AcquireOptions } from './internals.js';
 
@@ -58,6 +62,15 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   readonly #sameOperator = new Map<string, Set<string>>();
   readonly #expectedChain: string;
   readonly #chainGuard: ChainGuard | undefined;
+  /** Exporters (Prometheus, OpenTelemetry, the logger); empty in the common case. */
+  readonly #observers = new CallObservers();
+  readonly #labeler: CallLabeler = {
+    // A value set the configuration bounds: the built-in table and the user's `methods`, never a prefix family.
+    methodLabel: (method) => (METHOD_TABLE.has(method) || Object.hasOwn(this.#methods, method) ? method : 'other'),
+    kindLabel: (kind) => (this.#groups.has(kind) ? kind : 'other'),
+  };
+  /** What close() also stops: the logger, status servers. */
+  readonly #onClose = new Set<() => void | Promise<void>>();
   #closed = false;
   #closedError: TransportError<'POOL_CLOSED'> | undefined;
   #closing: Promise<void> | undefined;
@@ -85,6 +98,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       ids.add(endpoint.id);
       this.#sameOperator.set(endpoint.operator, ids);
     }
+    if (options.logger) this.#onClose.add(attachLogger(options.logger, this.#events, (observer) => this.#observers.add(observer)));
     const chainChecks = chainChecksOf(options);
     this.#expectedChain = describeExpectedChain(options);
     this.#chainGuard =
@@ -152,7 +166,14 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
    * above 2^53 as exact `bigint`). Rejects with a `TransportError` carrying every attempt.
    */
   request(method: string, params: readonly unknown[] = [], options: RequestOptions = {}): Promise<unknown> {
-    return runRequest(this.#internals, method, params, options);
+    const observers = this.#observers.list;
+    if (observers.length === 0) return runRequest(this.#internals, method, params, options);
+    return observedRequest(this.#internals, observers, this.#labeler, method, params, options);
+  }
+
+  /** @internal The exporters' hook (see `pool/call-observer.ts`); returns the function that removes `observer`. */
+  [OBSERVE_CALLS]<S>(observer: CallObserver<S>): () => void {
+    return this.#observers.add(observer);
   }
 
   /** The kind and retry class the pool gives `method`: the built-in table plus the `methods` option. */
@@ -183,6 +204,16 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     return buildSnapshot(this.#endpoints, this.#roles, this.#health, this.#chainGuard, this.#hedging, this.#clock.now(), this.#closed, this.#endpointHealth);
   }
 
+  /**
+   * Serves `snapshot()` and the last 10 s of activity (share and p50/p99 per endpoint) as
+   * JSON at `http://127.0.0.1:<port>/status`, on loopback only — what `sturdy-rpc top
+   * --port <port>` shows. The server never keeps the process alive; `close()` on it or on
+   * the pool stops it.
+   */
+  serveStatus(options: ServeStatusOptions = {}): Promise<StatusServer> {
+    return serveStatus(this, this.#clock, { closed: () => this.#closed, onClose: this.#onClose }, options);
+  }
+
   /** Rejects waiting calls with `POOL_CLOSED`, aborts calls in flight, stops every timer and closes connections. */
   close(): Promise<void> {
     if (this.#closing) return this.#closing;
@@ -192,7 +223,9 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     this.#endpointHealth.close();
     for (const group of this.#groups.values()) this.#admission.rejectAll(group, closedError);
     for (const attempt of [...this.#internals.cancelOnClose]) attempt.abortByCaller();
-    this.#closing = this.#internals.executor.close();
+    const stops = [...this.#onClose].map((stop) => stop());
+    this.#onClose.clear();
+    this.#closing = Promise.all([this.#internals.executor.close(), ...stops]).then(() => undefined);
     return this.#closing;
   }
 

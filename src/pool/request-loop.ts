@@ -8,6 +8,7 @@ import type { AcquireOptions, PoolInternals, RetryAvoidance } from './internals.
 import type { RequestOptions } from './request-options.js';
 import { attemptRound } from './hedged-attempt.js';
 import { runAttempt, type AttemptFailure, type AttemptResult, type CallContext } from './run-attempt.js';
+import { CallObservation, type CallLabeler, type CallObserver } from './call-observer.js';
 
 function invalidInput(field: string, message: string): TransportError<'INVALID_INPUT'> {
   return new TransportError('INVALID_INPUT', message, { context: { field } });
@@ -20,7 +21,13 @@ function invalidInput(field: string, message: string): TransportError<'INVALID_I
  * a condition of admission (failed endpoints are admissible only after it), so it never
  * delays failover to a healthy peer.
  */
-export async function runRequest(pool: PoolInternals, method: string, params: readonly unknown[], options: RequestOptions): Promise<unknown> {
+export async function runRequest(
+  pool: PoolInternals,
+  method: string,
+  params: readonly unknown[],
+  options: RequestOptions,
+  observation?: CallObservation,
+): Promise<unknown> {
   if (typeof method !== 'string' || method.length === 0) throw invalidInput('method', 'method must be a non-empty string');
   if (!Array.isArray(params)) throw invalidInput('params', 'params must be an array');
   let body: (id: number) => string;
@@ -36,7 +43,7 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
   // A send's id is computed once from its bytes: its answer must be that id, and its errors carry it.
   const sentTransactionId = retryClass === 'never-after-dispatch' ? sentTransactionIdOf(method, params) : undefined;
   const historical = pool.health.historicalOf(method, params);
-  const call: CallContext = { method, params, kind, retryClass, attempts: [], redact: pool.redact, body, sentTransactionId, historical };
+  const call: CallContext = { method, params, kind, retryClass, attempts: [], redact: pool.redact, body, sentTransactionId, historical, observation };
   // A caller that aborts in the same tick it made the call must see nothing sent.
   if (signal) await Promise.resolve();
   let failed: Set<string> | undefined;
@@ -114,6 +121,40 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
     // Failing over to another endpoint is immediate; an endpoint that already failed this
     // call is used again only after the backoff, and only when no other can admit.
     avoid = { endpoints: failed, untilMs: clock.now() + decision.delayMs };
+  }
+}
+
+/**
+ * `runRequest` under exporters: they learn the call's start (synchronously, in the caller's
+ * async context), each attempt, and its end. Only used when someone observes.
+ */
+export async function observedRequest(
+  pool: PoolInternals,
+  observers: readonly CallObserver[],
+  labeler: CallLabeler,
+  method: string,
+  params: readonly unknown[],
+  options: RequestOptions,
+): Promise<unknown> {
+  const { clock } = pool;
+  const valid = typeof method === 'string' && method.length > 0;
+  const kind = valid ? (options.kind ?? pool.classify(method, options).kind) : 'other';
+  const startedAtMs = clock.now();
+  const observation = new CallObservation(observers, {
+    method: valid ? method : '',
+    methodLabel: valid ? labeler.methodLabel(method) : 'other',
+    kind: labeler.kindLabel(kind),
+    startedAtMs,
+    startedAtWallMs: clock.wallNow(),
+  });
+  let error: unknown;
+  try {
+    return await runRequest(pool, method, params, options, observation);
+  } catch (thrown) {
+    error = thrown;
+    throw thrown;
+  } finally {
+    observation.end({ error, durationMs: clock.now() - startedAtMs, endedAtWallMs: clock.wallNow() });
   }
 }
 

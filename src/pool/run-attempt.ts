@@ -7,6 +7,7 @@ import { AttemptControl, exchange, type Exchanged } from './attempt.js';
 import type { FailedCall } from './call-errors.js';
 import type { PoolInternals } from './internals.js';
 import { permitRole, type HttpRequestPermit } from './permit.js';
+import type { CallObservation } from './call-observer.js';
 
 /** What one call carries from attempt to attempt. */
 export interface CallContext extends FailedCall, Exchanged {
@@ -16,6 +17,8 @@ export interface CallContext extends FailedCall, Exchanged {
   readonly body: (id: number) => string;
   /** Set when the call reads historical data (archival routing and learning). */
   readonly historical: HistoricalRead | undefined;
+  /** Exporters watching this call (undefined when nobody observes). */
+  readonly observation?: CallObservation | undefined;
 }
 
 /** A failed attempt, with its endpoint and a secret-free stand-in for the transport error (its code only). */
@@ -43,6 +46,28 @@ function transportErrorOf(raw: RawOutcome): Error | undefined {
   if (raw.type !== 'error') return undefined;
   const code = raw.code ?? raw.kind;
   return Object.assign(new Error(`transport ${raw.kind} failure (${code})`), { code });
+}
+
+function observeAttempt(
+  observation: CallObservation,
+  endpointId: string,
+  attempt: number,
+  outcome: ClassifiedOutcome,
+  latencyMs: number,
+  lost: boolean,
+  wallNowMs: number,
+): void {
+  observation.attempt({
+    endpointId,
+    attempt,
+    outcome: outcome.ok ? 'success' : lost ? 'lost' : 'failure',
+    cause: outcome.ok ? undefined : outcome.cause,
+    dispatch: outcome.dispatch,
+    status: outcome.status,
+    rpcCode: outcome.ok ? undefined : outcome.rpcCode,
+    latencyMs,
+    startedAtWallMs: wallNowMs - latencyMs,
+  });
 }
 
 /** Event fields shared by an attempt's events (built only when someone listens). */
@@ -78,6 +103,7 @@ export async function runAttempt(
   const { endpointId } = permit;
   // A hedge race's loser teaches nothing: its answer (if any) was cut short.
   if (entry?.lost !== true) pool.health.onAnswer(permitRole(permit), call.method, call.params, call.historical, outcome);
+  if (call.observation !== undefined) observeAttempt(call.observation, endpointId, attempt, outcome, latencyMs, entry?.lost === true, clock.wallNow());
   try {
     if (outcome.ok) {
       permit.recordSuccess(latencyMs);

@@ -1,0 +1,220 @@
+/**
+ * The cost of the exporters on the no-fault path: the same 4-endpoint pool with nothing
+ * attached, with the Prometheus exporter, with OpenTelemetry (the API alone, no SDK, and a
+ * full SDK recording every span and metric), and with both — same loopback server, 64 calls
+ * in flight, rounds alternating the order. Ratios are medians of same-round ratios to the
+ * bare pool. Target: ≥ 0.95 (≤ 5 % throughput) for each.
+ */
+import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import {
+  BasicTracerProvider,
+  ParentBasedSampler,
+  SimpleSpanProcessor,
+  TraceIdRatioBasedSampler,
+  type ReadableSpan,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
+import { Registry } from 'prom-client';
+import { registerPrometheusMetrics } from '../src/metrics/prometheus.js';
+import { instrumentOpenTelemetry } from '../src/otel/index.js';
+import { HttpTransportPool } from '../src/pool/http-transport-pool.js';
+import { startFaultServer } from './fault-control.js';
+import { load, median } from './peers.bench.js';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { HttpExecutor } from '../src/http/executor.js';
+import { gc, table } from './util.js';
+
+export interface ObservabilityBenchOptions {
+  readonly durationMs: number;
+  readonly rounds: number;
+  readonly warmupMs: number;
+}
+
+export interface ObservabilityResult {
+  readonly client: string;
+  readonly requestsPerSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly cpuMsPerThousand: number;
+  readonly medianRatioToBare: number;
+}
+
+/** Spans are built and handed to an exporter that drops them: the SDK's per-span work, no I/O. */
+class DiscardingExporter implements SpanExporter {
+  export(_spans: ReadableSpan[], done: (result: { code: 0 }) => void): void {
+    done({ code: 0 });
+  }
+  async shutdown(): Promise<void> {}
+}
+
+class IdleReader extends MetricReader {
+  protected override async onShutdown(): Promise<void> {}
+  protected override async onForceFlush(): Promise<void> {}
+}
+
+const BARE = 'pool, nothing attached';
+
+/** An executor that answers at once from memory: what is left is the pool's own CPU per call. */
+const memoryExecutor: HttpExecutor = {
+  async execute(request) {
+    const id = /"id":(\d+)/.exec(request.body)![1];
+    return { type: 'response', status: 200, headers: {}, body: `{"jsonrpc":"2.0","id":${id},"result":"0x10"}` };
+  },
+  async close() {},
+};
+
+/** CPU (user + system) per call, in µs, of `calls` calls with 64 in flight. */
+async function cpuPerCall(pool: HttpTransportPool, calls: number): Promise<number> {
+  gc?.();
+  const cpu0 = process.cpuUsage();
+  const loop = async () => {
+    for (let i = 0; i < calls / 64; i++) await pool.request('eth_blockNumber', []);
+  };
+  await Promise.all(Array.from({ length: 64 }, loop));
+  const cpu = process.cpuUsage(cpu0);
+  return (cpu.user + cpu.system) / calls;
+}
+
+export interface ObservabilityCpuResult {
+  readonly client: string;
+  readonly cpuMicrosPerCall: number;
+  /** Median over rounds of (this setup's CPU per call − the bare pool's in the same round). */
+  readonly addedMicrosPerCall: number;
+}
+
+type Setup = { readonly name: string; readonly attach: (pool: HttpTransportPool) => void };
+
+/** Each exporter's added CPU per call without sockets: steadier on a busy machine than throughput. */
+async function benchCpu(setups: readonly Setup[], rounds: number, calls: number): Promise<ObservabilityCpuResult[]> {
+  const pools = setups.map(({ name, attach }) => {
+    const pool = new HttpTransportPool({
+      endpoints: [0, 1, 2, 3].map((i) => ({ id: `e${i}`, url: `http://127.0.0.1:${9000 + i}/`, operator: `op${i}` })),
+      chain: 'evm',
+      executor: memoryExecutor,
+    });
+    attach(pool);
+    return { name, pool };
+  });
+  const runs = new Map<string, number[]>();
+  try {
+    for (const { pool } of pools) await cpuPerCall(pool, calls / 2);
+    for (let round = 0; round < rounds; round++) {
+      for (const { name, pool } of round % 2 === 0 ? pools : [...pools].reverse()) runs.set(name, [...(runs.get(name) ?? []), await cpuPerCall(pool, calls)]);
+    }
+  } finally {
+    await Promise.all(pools.map(({ pool }) => pool.close()));
+  }
+  const bare = runs.get(BARE)!;
+  return pools.map(({ name }) => ({
+    client: name,
+    cpuMicrosPerCall: median(runs.get(name)!),
+    addedMicrosPerCall: median(runs.get(name)!.map((us, i) => us - bare[i]!)),
+  }));
+}
+
+/** What is attached to each pool measured. */
+function setupList(): Setup[] {
+  const sdk = (ratio = 1) => ({
+    tracerProvider: new BasicTracerProvider({
+      sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) }),
+      spanProcessors: [new SimpleSpanProcessor(new DiscardingExporter())],
+    }),
+    meterProvider: new MeterProvider({ readers: [new IdleReader()] }),
+  });
+  return [
+    { name: BARE, attach: () => undefined },
+    { name: '+ Prometheus', attach: (pool) => registerPrometheusMetrics(pool, { registry: new Registry() }) },
+    { name: '+ OpenTelemetry API, no SDK', attach: (pool) => instrumentOpenTelemetry(pool) },
+    { name: '+ OpenTelemetry SDK, 1 % of traces sampled', attach: (pool) => instrumentOpenTelemetry(pool, sdk(0.01)) },
+    { name: '+ OpenTelemetry SDK, every trace sampled', attach: (pool) => instrumentOpenTelemetry(pool, sdk()) },
+    {
+      name: '+ Prometheus + OpenTelemetry SDK (1 %)',
+      attach: (pool) => {
+        registerPrometheusMetrics(pool, { registry: new Registry() });
+        instrumentOpenTelemetry(pool, sdk(0.01));
+      },
+    },
+  ];
+}
+
+const PAIR_FLAG = '--observability-cpu-pair';
+
+/**
+ * Each exporter against the bare pool in a process of its own: two exporters in one process
+ * make the hook's call sites polymorphic, which is not what an application with one pays.
+ */
+async function cpuPairs(count: number, rounds: number, calls: number): Promise<ObservabilityCpuResult[]> {
+  const rows: ObservabilityCpuResult[] = [];
+  const bare: number[] = [];
+  for (let index = 1; index < count; index++) {
+    const output = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), PAIR_FLAG, String(index), String(rounds), String(calls)], { timeout: 600_000 }, (error, stdout) =>
+        error ? reject(error) : resolve(stdout),
+      ),
+    );
+    const [bareRow, row] = JSON.parse(output) as [ObservabilityCpuResult, ObservabilityCpuResult];
+    bare.push(bareRow.cpuMicrosPerCall);
+    rows.push(row);
+  }
+  return [{ client: BARE, cpuMicrosPerCall: median(bare), addedMicrosPerCall: 0 }, ...rows];
+}
+
+// Child mode (see cpuPairs): the bare pool against one setup, as JSON on stdout.
+if (process.argv[2] === PAIR_FLAG) {
+  const [index, rounds, calls] = process.argv.slice(3).map(Number);
+  const setups = setupList();
+  process.stdout.write(JSON.stringify(await benchCpu([setups[0]!, setups[index!]!], rounds!, calls!)));
+  process.exit(0);
+}
+
+export async function benchObservability(options: ObservabilityBenchOptions): Promise<{ results: { loopback: ObservabilityResult[]; cpu: ObservabilityCpuResult[] }; markdown: string }> {
+  const server = await startFaultServer(4);
+  const newPool = () =>
+    new HttpTransportPool({
+      endpoints: server.urls.map((u, i) => ({ id: `e${i}`, url: u, operator: `op${i}`, maxConcurrentRequests: 64 })),
+      chain: 'evm',
+    });
+  const setups = setupList();
+  const pools = setups.map(({ name, attach }) => {
+    const pool = newPool();
+    attach(pool);
+    return { name, note: '', call: () => pool.request('eth_blockNumber', []), pool };
+  });
+  const runs = new Map<string, Awaited<ReturnType<typeof load>>[]>();
+  try {
+    await server.configure({ baseDelayMs: 0, ports: [] });
+    for (const client of pools) await load(server, client, 64, options.warmupMs);
+    for (let round = 0; round < options.rounds; round++) {
+      for (const client of round % 2 === 0 ? pools : [...pools].reverse()) {
+        runs.set(client.name, [...(runs.get(client.name) ?? []), await load(server, client, 64, options.durationMs)]);
+      }
+    }
+  } finally {
+    await Promise.all(pools.map((p) => p.pool.close()));
+    await server.stop();
+  }
+  const bare = runs.get(BARE)!;
+  const results = pools.map(({ name }) => {
+    const own = runs.get(name)!;
+    const top = own.reduce((a, b) => (b.requestsPerSecond > a.requestsPerSecond ? b : a));
+    return {
+      client: name,
+      requestsPerSecond: top.requestsPerSecond,
+      p50Ms: top.p50Ms,
+      p99Ms: top.p99Ms,
+      cpuMsPerThousand: top.cpuMsPerThousand,
+      medianRatioToBare: median(own.map((run, i) => run.requestsPerSecond / bare[i]!.requestsPerSecond)),
+    };
+  });
+  const cpu = await cpuPairs(setups.length, options.rounds * 2, 20_000);
+  const cpuTable = table(
+    ['pool (4 endpoints, 64 in flight, in-memory executor; each setup in its own process with the bare pool)', 'CPU µs / call (median)', 'added µs / call (median of same-round differences)'],
+    cpu.map((r) => [r.client, r.cpuMicrosPerCall.toFixed(2), r.addedMicrosPerCall.toFixed(2)]),
+  );
+  const markdown = cpuTable + '\n\n' + table(
+    ['pool (4 endpoints, loopback server, 64 in flight)', 'calls/s (best round)', '× bare pool (median of rounds)', 'p50 ms', 'p99 ms', 'client CPU ms / 1k calls'],
+    results.map((r) => [r.client, Math.round(r.requestsPerSecond), r.medianRatioToBare.toFixed(3), r.p50Ms.toFixed(3), r.p99Ms.toFixed(3), r.cpuMsPerThousand.toFixed(0)]),
+  );
+  return { results: { loopback: results, cpu }, markdown };
+}

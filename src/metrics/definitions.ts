@@ -1,0 +1,243 @@
+/**
+ * What the exporters export, declared once for Prometheus and OpenTelemetry: event counters,
+ * snapshot gauges (read at scrape time), and the labels' value sets. Pure data and small
+ * functions, no metrics library.
+ *
+ * The PATH gateway lesson: only a label's value set bounds its series. Every label here has
+ * a value set fixed by configuration (endpoint ids, request kinds) or by this file (causes,
+ * dispatch states, phases, error codes). Outcome taxonomy lives on counters; histograms keep
+ * one topology label; per-endpoint questions are answered by gauges read from the snapshot.
+ *
+ * Adding a counter for a new event, or a gauge for a new snapshot field, is one entry in
+ * {@link EVENT_COUNTERS} or {@link SNAPSHOT_GAUGES}.
+ */
+import type { PoolEventMap, PoolEventName } from '../pool/events.js';
+import type { PoolSnapshot } from '../pool/snapshot.js';
+import { DISPATCH_STATES, FAILURE_CAUSES } from '../retry/causes.js';
+import { TRANSPORT_ERROR_CODES } from '../errors/codes.js';
+
+/** The configuration's part of the label value sets. */
+export interface MetricTopology {
+  readonly endpoints: readonly string[];
+  readonly kinds: readonly string[];
+}
+
+/** Every label the exporters use, with its value set. */
+export const LABEL_VALUES = {
+  endpoint: (t: MetricTopology): readonly string[] => t.endpoints,
+  kind: (t: MetricTopology): readonly string[] => t.kinds,
+  /** A successful attempt is `none`; a hedge race's cancelled loser is `hedge-lost`. */
+  cause: (): readonly string[] => ['none', 'hedge-lost', ...FAILURE_CAUSES],
+  dispatch: (): readonly string[] => DISPATCH_STATES,
+  /** `ok`, a `TransportError` code, or `other` for anything else thrown. */
+  outcome_code: (): readonly string[] => ['ok', ...TRANSPORT_ERROR_CODES, 'other'],
+  phase: (): readonly string[] => ['started', 'won', 'lost'],
+  status: (): readonly string[] => ['verified', 'wrong-chain', 'check-failed'],
+  found: (): readonly string[] => ['true', 'false'],
+  state: (): readonly string[] => ['available', 'degraded', 'rate-limited'],
+  health: (): readonly string[] => ['fresh', 'lagging', 'out-of-rotation', 'unknown'],
+  lag_state: (): readonly string[] => ['lagging', 'fresh'],
+  probe_outcome: (): readonly string[] => ['ok', 'failed', 'skipped'],
+} as const;
+
+export type LabelName = keyof typeof LABEL_VALUES;
+
+/** A counter fed by one pool event. `count` calls `inc` once per series to increment (label values in `labels` order). */
+export interface EventCounter<E extends PoolEventName = PoolEventName> {
+  readonly name: string;
+  readonly help: string;
+  readonly event: E;
+  readonly labels: readonly LabelName[];
+  count(event: PoolEventMap[E], inc: (...values: string[]) => void): void;
+}
+
+function counter<E extends PoolEventName>(definition: EventCounter<E>): EventCounter {
+  return definition as unknown as EventCounter;
+}
+
+/** Counters fed by pool events. Their series are created (at 0) at registration: the set is the configuration's. */
+export const EVENT_COUNTERS: readonly EventCounter[] = [
+  counter({
+    name: 'rate_limits_total',
+    help: 'Rate-limit answers (HTTP 429, JSON-RPC rate-limit errors), per endpoint.',
+    event: 'rate-limited',
+    labels: ['endpoint'],
+    count: (e, inc) => inc(e.endpointId),
+  }),
+  counter({
+    name: 'cooldowns_total',
+    help: 'Cooldowns started (a role paused after a rate limit or a provider delay), per endpoint.',
+    event: 'cooldown',
+    labels: ['endpoint'],
+    count: (e, inc) => e.phase === 'start' && inc(e.endpointId),
+  }),
+  counter({
+    name: 'breaker_opens_total',
+    help: 'Host circuit breaker opens, per endpoint on the broken host.',
+    event: 'breaker',
+    labels: ['endpoint'],
+    count: (e, inc) => e.state === 'open' && e.endpointIds.forEach((id) => inc(id)),
+  }),
+  counter({
+    name: 'benches_total',
+    help: 'Reputation benches (a detector cooled the endpoint down), per endpoint.',
+    event: 'reputation',
+    labels: ['endpoint'],
+    count: (e, inc) => e.change === 'cooldown-start' && inc(e.endpointId),
+  }),
+  counter({
+    name: 'hedges_total',
+    help: 'Hedged reads per first-attempt endpoint: started, won by the hedge, lost by the hedge.',
+    event: 'hedge',
+    labels: ['endpoint', 'phase'],
+    count: (e, inc) => inc(e.endpointId, e.phase),
+  }),
+  counter({
+    name: 'chain_checks_total',
+    help: 'expectedChain checks per endpoint and verdict.',
+    event: 'chain',
+    labels: ['endpoint', 'status'],
+    count: (e, inc) => inc(e.endpointId, e.status),
+  }),
+  counter({
+    name: 'lag_changes_total',
+    help: 'An endpoint started lagging behind the chain tip (out of rotation) or came back within half the sync allowance.',
+    event: 'head',
+    labels: ['endpoint', 'lag_state'],
+    count: (e, inc) => inc(e.endpointId, e.state),
+  }),
+  counter({
+    name: 'probes_total',
+    help: 'Health probes (the bench loop) per endpoint entry of the probed backend, by outcome (skipped: no token to spare).',
+    event: 'probe',
+    labels: ['endpoint', 'probe_outcome'],
+    count: (e, inc) => e.endpointIds.forEach((id) => inc(id, e.outcome)),
+  }),
+  counter({
+    name: 'reconciles_total',
+    help: 'Ambiguous sends looked up (reconcileSends), by whether the transaction was found.',
+    event: 'reconcile',
+    labels: ['found'],
+    count: (e, inc) => inc(String(e.found)),
+  }),
+];
+
+/** A gauge read from the snapshot at scrape time. `collect` calls `set` once per series. */
+export interface SnapshotGauge {
+  readonly name: string;
+  readonly help: string;
+  readonly labels: readonly LabelName[];
+  collect(snapshot: PoolSnapshot, set: (value: number, ...values: string[]) => void): void;
+}
+
+const seconds = (ms: number) => ms / 1000;
+
+/** Gauges from `pool.snapshot()`. */
+export const SNAPSHOT_GAUGES: readonly SnapshotGauge[] = [
+  {
+    name: 'endpoint_score',
+    help: 'Reputation score per endpoint (0-100; eligible at 30 by default).',
+    labels: ['endpoint'],
+    collect: (s, set) => s.endpoints.forEach((e) => e.reputation && set(e.reputation.score, e.endpointId)),
+  },
+  {
+    name: 'endpoint_benched_seconds',
+    help: 'Remaining reputation cooldown per endpoint, in seconds (0 = in rotation).',
+    labels: ['endpoint'],
+    collect: (s, set) => s.endpoints.forEach((e) => e.reputation && set(seconds(e.reputation.cooldownRemainingMs), e.endpointId)),
+  },
+  {
+    name: 'endpoint_breaker_open_seconds',
+    help: "Remaining open time of the endpoint's host breaker, in seconds (0 = closed).",
+    labels: ['endpoint'],
+    collect: (s, set) => s.endpoints.forEach((e) => set(seconds(e.breakerOpenRemainingMs), e.endpointId)),
+  },
+  {
+    name: 'endpoint_in_flight',
+    help: 'Requests in flight per endpoint, all kinds together.',
+    labels: ['endpoint'],
+    collect: (s, set) => s.endpoints.forEach((e) => set(e.inFlight, e.endpointId)),
+  },
+  {
+    name: 'endpoint_excluded',
+    help: '1 when the expectedChain check found the endpoint on another chain (excluded for good), else 0.',
+    labels: ['endpoint'],
+    collect: (s, set) => s.endpoints.forEach((e) => set(e.chain === 'wrong-chain' ? 1 : 0, e.endpointId)),
+  },
+  {
+    name: 'endpoint_health',
+    help: "Each endpoint's health as a state set (fresh, lagging, out-of-rotation, unknown): 1 for the current state, 0 for the others.",
+    labels: ['endpoint', 'health'],
+    collect: (s, set) => s.endpoints.forEach((e) => LABEL_VALUES.health().forEach((state) => set(e.health === state ? 1 : 0, e.endpointId, state))),
+  },
+  {
+    name: 'endpoint_lag',
+    help: 'How far the endpoint is behind the reference tip, in slots (Solana) or blocks (EVM); absent until its head is known.',
+    labels: ['endpoint'],
+    collect: (s, set) => s.endpoints.forEach((e) => e.head?.lag !== undefined && set(Number(e.head.lag), e.endpointId)),
+  },
+  {
+    name: 'role_state',
+    help: 'Availability of each role (endpoint x kind) as a state set: 1 for the current state, 0 for the others.',
+    labels: ['endpoint', 'kind', 'state'],
+    collect: (s, set) =>
+      s.roles.forEach((r) => LABEL_VALUES.state().forEach((state) => set(r.availability === state ? 1 : 0, r.endpointId, r.kind, state))),
+  },
+  {
+    name: 'role_tokens',
+    help: 'Tokens in the bucket of each rate-limited role now (fractional).',
+    labels: ['endpoint', 'kind'],
+    collect: (s, set) => s.roles.forEach((r) => r.tokens !== undefined && set(r.tokens, r.endpointId, r.kind)),
+  },
+  {
+    name: 'role_cooldown_seconds',
+    help: 'Remaining rate-limit cooldown of each role, in seconds (0 = admitting).',
+    labels: ['endpoint', 'kind'],
+    collect: (s, set) => s.roles.forEach((r) => set(seconds(r.cooldownRemainingMs), r.endpointId, r.kind)),
+  },
+  {
+    name: 'retry_budget_tokens',
+    help: 'Tokens left in the retry budget that hedges and retries share, per kind.',
+    labels: ['kind'],
+    collect: (s, set) => s.kinds.forEach((k) => set(k.retryBudget, k.kind)),
+  },
+];
+
+/** The call and attempt metrics, fed by the pool's call hook. */
+export const CALL_METRICS = {
+  calls: { name: 'calls_total', help: 'Calls by kind, bounded method (table or user-classified, else other) and outcome code.', labels: ['kind', 'method', 'outcome_code'] },
+  attempts: { name: 'attempts_total', help: 'Attempts by endpoint, kind, failure cause (none = success) and dispatch state.', labels: ['endpoint', 'kind', 'cause', 'dispatch'] },
+  retries: { name: 'retries_total', help: 'Retry attempts (attempt 2 and later of a call), per endpoint that took them.', labels: ['endpoint'] },
+  callDuration: { name: 'call_duration_seconds', help: 'Call duration (admission, attempts, backoffs), by kind only.', labels: ['kind'] },
+  attemptDuration: { name: 'attempt_duration_seconds', help: 'Attempt duration, by endpoint only.', labels: ['endpoint'] },
+} as const;
+
+/** Default histogram buckets, in seconds: 5 ms to 30 s. */
+export const DEFAULT_DURATION_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** The outcome label of a settled call: `ok`, a `TransportError` code, or `other`. */
+export function outcomeCode(error: unknown): string {
+  if (error === undefined) return 'ok';
+  const code: unknown = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : undefined;
+  return typeof code === 'string' && (TRANSPORT_ERROR_CODES as readonly string[]).includes(code) ? code : 'other';
+}
+
+/** The cause label of an attempt. */
+export function causeLabel(outcome: 'success' | 'failure' | 'lost', cause: string | undefined): string {
+  return outcome === 'success' ? 'none' : outcome === 'lost' ? 'hedge-lost' : (cause ?? 'other');
+}
+
+/** Every combination of the label values (for creating series at 0). */
+export function labelCombinations(labels: readonly LabelName[], topology: MetricTopology): string[][] {
+  let combos: string[][] = [[]];
+  for (const label of labels) {
+    const values = LABEL_VALUES[label](topology);
+    combos = combos.flatMap((prefix) => values.map((value) => [...prefix, value]));
+  }
+  return combos;
+}
+
+/** Endpoint ids and kinds of a pool, from its snapshot. */
+export function topologyOf(snapshot: PoolSnapshot): MetricTopology {
+  return { endpoints: snapshot.endpoints.map((e) => e.endpointId), kinds: [...new Set(snapshot.roles.map((r) => r.kind))] };
+}

@@ -1,0 +1,192 @@
+/**
+ * `sturdy-rpc/otel`: one span per call (JSON-RPC client span), one child span per attempt
+ * (HTTP client span), and the pool's metrics through an OpenTelemetry meter. Built on
+ * `@opentelemetry/api` only (an optional peer): without an SDK every call is a no-op, and
+ * the global providers are used when none are given.
+ *
+ * Secrecy: no attribute carries a URL, a host, a header or a key — endpoints are named by
+ * their configured id (`sturdy_rpc.endpoint`), so `server.address` and `url.full` are left out
+ * on purpose. `rpc.method` is bounded like the Prometheus label: a method of the built-in
+ * table or the pool's `methods` option, else `_OTHER`.
+ */
+import {
+  context,
+  metrics,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type BatchObservableResult,
+  type Context,
+  type Histogram,
+  type Observable,
+  type MeterProvider,
+  type Span,
+  type TracerProvider,
+} from '@opentelemetry/api';
+import type { HttpTransportPool } from '../pool/http-transport-pool.js';
+import { OBSERVE_CALLS, type CallObserver, type ObservedCall } from '../pool/call-observer.js';
+import { CallTallies, runOnce } from '../metrics/call-tallies.js';
+import { CALL_METRICS, causeLabel, outcomeCode, SNAPSHOT_GAUGES, topologyOf } from '../metrics/definitions.js';
+
+export interface OpenTelemetryOptions {
+  /** Where spans go. @default the global tracer provider (`trace.getTracerProvider()`) */
+  readonly tracerProvider?: TracerProvider;
+  /** Where metrics go. @default the global meter provider (`metrics.getMeterProvider()`) */
+  readonly meterProvider?: MeterProvider;
+}
+
+/** Stops creating spans and recording metrics for the pool. Spans already started still end. Idempotent. */
+export type UninstrumentOpenTelemetry = () => void;
+
+const SCOPE = 'sturdy-rpc';
+/** The current conventions' value for a method outside the method table. */
+const OTHER_METHOD = '_OTHER';
+
+interface CallState {
+  readonly span: Span;
+  readonly context: Context;
+}
+
+/** OpenTelemetry metric name of a definition: `sturdy_rpc.rate_limits` for `rate_limits_total`. */
+function otelName(name: string): string {
+  return `sturdy_rpc.${name.replace(/_total$/, '').replace(/_duration_seconds$/, '.duration')}`;
+}
+
+function attributesOf(labels: readonly string[], values: readonly string[]): Attributes {
+  const attributes: Attributes = {};
+  labels.forEach((label, i) => (attributes[label] = values[i]));
+  return attributes;
+}
+
+/** One-attribute objects by value, built once per series (the SDK only reads them). */
+function cachedAttributes(label: string): (value: string) => Attributes {
+  const cache = new Map<string, Attributes>();
+  return (value) => {
+    let attributes = cache.get(value);
+    if (attributes === undefined) {
+      attributes = Object.freeze({ [label]: value });
+      cache.set(value, attributes);
+    }
+    return attributes;
+  };
+}
+
+function rpcCodeOf(error: unknown): number | undefined {
+  const code: unknown = typeof error === 'object' && error !== null ? Reflect.get(error, 'rpcCode') : undefined;
+  return typeof code === 'number' ? code : undefined;
+}
+
+/**
+ * Instruments `pool` with OpenTelemetry spans and metrics (README "Monitoring"); returns the
+ * function that stops it. Each `pool.request()` becomes a CLIENT span whose parent is the
+ * caller's active span, with one child span per attempt.
+ */
+export function instrumentOpenTelemetry(pool: HttpTransportPool, options: OpenTelemetryOptions = {}): UninstrumentOpenTelemetry {
+  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
+  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE);
+  const topology = topologyOf(pool.snapshot());
+  const disposers: (() => void)[] = [];
+
+  // Counters are tallied as plain numbers and reported by observable counters at collection:
+  // the SDK's per-record work (attribute hashing, storage lookup) stays off the hot path.
+  const tallies = new CallTallies(pool, topology);
+  disposers.push(() => tallies.stop());
+  const counters = tallies.counters.map(({ name, help, labels, tally }) => ({
+    labels,
+    tally,
+    instrument: meter.createObservableCounter(otelName(name), { description: help }),
+  }));
+  const { callDuration, attemptDuration } = CALL_METRICS;
+
+  const gauges = SNAPSHOT_GAUGES.map((definition) => ({ definition, gauge: meter.createObservableGauge(otelName(definition.name), { description: definition.help }) }));
+  const observables: Observable[] = [...counters.map((c) => c.instrument), ...gauges.map((g) => g.gauge)];
+  const collect = (result: BatchObservableResult) => {
+    for (const { labels, tally, instrument } of counters) {
+      for (const series of tally.series.values()) result.observe(instrument, series.value, attributesOf(labels, series.values));
+    }
+    const snapshot = pool.snapshot();
+    for (const { definition, gauge } of gauges) {
+      definition.collect(snapshot, (value, ...values) => result.observe(gauge, value, attributesOf(definition.labels, values)));
+    }
+  };
+  meter.addBatchObservableCallback(collect, observables);
+  disposers.push(() => meter.removeBatchObservableCallback(collect, observables));
+
+  const callSeconds: Histogram = meter.createHistogram(otelName(callDuration.name), { description: callDuration.help, unit: 's' });
+  const attemptSeconds: Histogram = meter.createHistogram(otelName(attemptDuration.name), { description: attemptDuration.help, unit: 's' });
+  const endpointAttributes = cachedAttributes('endpoint');
+  const kindAttributes = cachedAttributes('kind');
+
+  // A call span's attributes depend on its kind and method label only: built once per pair.
+  const callAttributeSets = new Map<string, Map<string, Attributes>>();
+  const callAttributes = (kind: string, methodLabel: string): Attributes => {
+    let byMethod = callAttributeSets.get(kind);
+    if (byMethod === undefined) callAttributeSets.set(kind, (byMethod = new Map()));
+    let attributes = byMethod.get(methodLabel);
+    if (attributes === undefined) {
+      const method = methodLabel === 'other' ? OTHER_METHOD : methodLabel;
+      attributes = Object.freeze({
+        'rpc.system': 'jsonrpc',
+        'rpc.system.name': 'jsonrpc',
+        'rpc.method': method,
+        'rpc.jsonrpc.version': '2.0',
+        'jsonrpc.protocol.version': '2.0',
+        'sturdy_rpc.kind': kind,
+      });
+      byMethod.set(methodLabel, attributes);
+    }
+    return attributes;
+  };
+
+  const observer: CallObserver<CallState> = {
+    start(call: ObservedCall) {
+      const parent = context.active();
+      const attributes = callAttributes(call.kind, call.methodLabel);
+      const span = tracer.startSpan(attributes['rpc.method'] as string, { kind: SpanKind.CLIENT, startTime: call.startedAtWallMs, attributes }, parent);
+      // A non-recording span (no SDK, or not sampled) has no children to parent.
+      return { span, context: span.isRecording() ? trace.setSpan(parent, span) : parent };
+    },
+    attempt(state, call, attempt) {
+      tallies.attempt(call, attempt);
+      const cause = causeLabel(attempt.outcome, attempt.cause);
+      const { endpointId, dispatch } = attempt;
+      attemptSeconds.record(attempt.latencyMs / 1000, endpointAttributes(endpointId));
+      if (!state.span.isRecording()) return;
+      const attributes: Attributes = {
+        'http.request.method': 'POST',
+        'http.request.resend_count': attempt.attempt - 1,
+        'sturdy_rpc.endpoint': endpointId,
+        'sturdy_rpc.attempt': attempt.attempt,
+        'sturdy_rpc.outcome': attempt.outcome,
+        'sturdy_rpc.dispatch': dispatch,
+      };
+      if (attempt.status !== undefined) attributes['http.response.status_code'] = attempt.status;
+      if (attempt.outcome !== 'success') {
+        attributes['sturdy_rpc.cause'] = cause;
+        attributes['error.type'] = cause;
+      }
+      if (attempt.rpcCode !== undefined) attributes['rpc.response.status_code'] = String(attempt.rpcCode);
+      const span = tracer.startSpan('POST', { kind: SpanKind.CLIENT, startTime: attempt.startedAtWallMs, attributes }, state.context);
+      if (attempt.outcome === 'failure') span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end(attempt.startedAtWallMs + attempt.latencyMs);
+    },
+    end(state, call, end) {
+      tallies.end(call, end);
+      const code = outcomeCode(end.error);
+      callSeconds.record(end.durationMs / 1000, kindAttributes(call.kind));
+      const { span } = state;
+      if (!span.isRecording()) return;
+      if (end.error !== undefined) {
+        span.setAttribute('error.type', code);
+        const rpcCode = rpcCodeOf(end.error);
+        if (rpcCode !== undefined) span.setAttribute('rpc.response.status_code', String(rpcCode));
+        // The code only: a message could quote a node's text.
+        span.setStatus({ code: SpanStatusCode.ERROR, message: code });
+      }
+      span.end(end.endedAtWallMs);
+    },
+  };
+  disposers.push(pool[OBSERVE_CALLS](observer));
+  return runOnce(disposers);
+}
