@@ -1,5 +1,6 @@
 import type { SolanaCommitment } from './inputs.js';
 import type { SignatureStatus } from './transaction-schemas.js';
+import { pollIntervalMs, type PollSchedule } from '../retry/poll-schedule.js';
 
 /**
  * Pure decisions of waiting for a signature: when a status satisfies a commitment, how
@@ -15,24 +16,14 @@ export function reachesCommitment(status: SignatureStatus, commitment: SolanaCom
   return RANK[level] >= RANK[commitment];
 }
 
-/** How often `getSignatureStatuses` is polled: from `initialIntervalMs`, × `factor` per poll, up to `maxIntervalMs`. */
-export interface SignaturePollSchedule {
-  /** Wait before the second poll, in ms. @default 400 (one slot) */
-  readonly initialIntervalMs?: number;
-  /** Longest wait between polls, in ms. @default 2 000 */
-  readonly maxIntervalMs?: number;
-  /** Growth of the wait per poll. @default 1.5 */
-  readonly factor?: number;
-}
+/** How often `getSignatureStatuses` is polled. @default { initialIntervalMs: 400 (one slot), maxIntervalMs: 2 000, factor: 1.5 } */
+export type SignaturePollSchedule = PollSchedule;
 
 export const DEFAULT_SIGNATURE_POLL = { initialIntervalMs: 400, maxIntervalMs: 2_000, factor: 1.5 } as const;
 
 /** The wait after poll number `round` (1 for the first), in ms. */
-export function pollIntervalMs(round: number, schedule: SignaturePollSchedule = {}): number {
-  const initial = schedule.initialIntervalMs ?? DEFAULT_SIGNATURE_POLL.initialIntervalMs;
-  const max = schedule.maxIntervalMs ?? DEFAULT_SIGNATURE_POLL.maxIntervalMs;
-  const factor = schedule.factor ?? DEFAULT_SIGNATURE_POLL.factor;
-  return Math.min(max, initial * factor ** Math.max(0, round - 1));
+export function signaturePollIntervalMs(round: number, schedule: SignaturePollSchedule = {}): number {
+  return pollIntervalMs(round, schedule, DEFAULT_SIGNATURE_POLL);
 }
 
 /**

@@ -4,7 +4,7 @@ import type { RpcRequester } from '../pool/request-options.js';
 import { z } from 'zod';
 import {
   observeBlockhashValidity,
-  pollIntervalMs,
+  signaturePollIntervalMs,
   reachesCommitment,
   type ExpiryEvidence,
   type SignaturePollSchedule,
@@ -100,7 +100,7 @@ export async function pollSignature(requester: RpcRequester, signature: string, 
       if (isTransportError(error)) lastError = error;
       else throw error;
     }
-    const waitMs = Math.min(pollIntervalMs(round, options.schedule), remaining());
+    const waitMs = Math.min(signaturePollIntervalMs(round, options.schedule), remaining());
     if (waitMs <= 0) break;
     await sleep(clock, waitMs, signal);
   }

@@ -4,6 +4,7 @@ import type { RpcRequester } from '../pool/request-options.js';
 import type { ExpiryEvidence, SignaturePollSchedule } from './confirmation.js';
 import { checkCommitment, invalidInput, type SolanaCommitment } from './inputs.js';
 import { pollSignature } from './signature-polling.js';
+import { badPollScheduleField } from '../retry/poll-schedule.js';
 import { assertBlockhash } from './chain-state.js';
 import { assertSignature } from './transactions.js';
 import type { SignatureStatus, SolanaTransactionError } from './transaction-schemas.js';
@@ -74,6 +75,8 @@ export function checkWaitOptions(options: WaitForSignatureOptions): {
   readonly timeoutMs: number;
   readonly evidence: ExpiryEvidence | undefined;
 } {
+  const badPoll = badPollScheduleField(options.poll);
+  if (badPoll !== undefined) invalidInput(badPoll, 'a positive number (factor ≥ 1)');
   return {
     commitment: checkCommitment(options.commitment, 'commitment') ?? 'confirmed',
     timeoutMs: checkTimeoutMs(options.timeoutMs),
