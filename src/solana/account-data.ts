@@ -48,10 +48,14 @@ export function base64DataSchema(maxBytes: number) {
 
 const parsedDataSchema = z.object({ program: z.string(), parsed: z.unknown(), space: u64Schema });
 
-/** Account data in either encoding; `jsonParsed` falls back to base64 per account. */
+/** Account data in either encoding; `jsonParsed` falls back to base64 per account. The shape picks the schema, so a failure names its real cause. */
 export function accountDataSchema(maxBytes: number) {
-  return z.union([
-    base64DataSchema(maxBytes),
-    parsedDataSchema.transform((data): ParsedAccountData => ({ program: data.program, parsed: data.parsed, space: data.space })),
-  ]);
+  const bytes = base64DataSchema(maxBytes);
+  const parsed = parsedDataSchema.transform((data): ParsedAccountData => ({ program: data.program, parsed: data.parsed, space: data.space }));
+  return z.unknown().transform((value, ctx): AccountData => {
+    const result = Array.isArray(value) ? bytes.safeParse(value) : parsed.safeParse(value);
+    if (result.success) return result.data;
+    for (const issue of result.error.issues) ctx.issues.push({ ...issue, input: value } as never);
+    return z.NEVER;
+  });
 }
