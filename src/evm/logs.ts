@@ -178,6 +178,14 @@ export function createLogMethods({ requester, clock }: EvmMethodContext): EvmLog
         return mergeLogs((await Promise.all(split.parts.map(fetchRange))).flat());
       } catch (error) {
         stop.abort(error);
+        // A part that ran into the whole call's deadline: the call missed its deadline, whatever the part's error says.
+        if (clock.now() >= deadlineMs && options.signal?.aborted !== true) {
+          throw new TransportError('DEADLINE_EXCEEDED', `eth_getLogs did not complete within ${Math.round(timeoutMs)} ms`, {
+            context: { timeoutMs },
+            method: 'eth_getLogs',
+            cause: error,
+          });
+        }
         throw error;
       } finally {
         options.signal?.removeEventListener('abort', onCallerAbort);
