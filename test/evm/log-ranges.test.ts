@@ -89,7 +89,7 @@ describe('splitRefusedRange', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: 0n, max: 2_000n }), fc.bigInt({ min: 1n, max: 2_000n }), limit, (from, width, l) => {
         const whole = range(from, from + width);
-        const clean = Object.fromEntries(Object.entries(l).filter(([, v]) => v !== undefined)) as Parameters<typeof splitRefusedRange>[1];
+        const clean = Object.fromEntries(Object.entries(l).filter(([, v]) => v !== undefined)) as unknown as Parameters<typeof splitRefusedRange>[1];
         const split = splitRefusedRange(whole, clean, undefined);
         expect(split).toBeDefined();
         expectTiles(split?.parts ?? [], whole);

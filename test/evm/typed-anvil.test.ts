@@ -39,6 +39,19 @@ function proxyTo(url: string, instead?: (method: string, params: unknown, exchan
   };
 }
 
+/** Moves a fake clock on in small steps, letting requests finish on the real sockets, until `promise` settles (bounded). */
+async function driveUntilSettled<T>(clock: ReturnType<typeof createFakeClock>, promise: Promise<T>): Promise<T> {
+  let settled = false;
+  const tracked = promise.finally(() => {
+    settled = true;
+  });
+  for (let i = 0; i < 1_000 && !settled; i++) {
+    await clock.advance(100);
+    await sleep(2);
+  }
+  return tracked;
+}
+
 /** Waits (bounded, 5 s) until `condition` holds: for events on real sockets, never for timing logic. */
 async function until(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 1_000 && !condition(); i++) await sleep(5);
@@ -155,8 +168,7 @@ describe('typed EVM calls, sendAndWait and getLogs against anvil', () => {
     // Mined (1 confirmation) and looked at once: then two more blocks, then the next poll.
     await until(() => relay.count('eth_blockNumber') >= 1);
     await rpc(anvil.url, 'anvil_mine', ['0x2']);
-    await clock.advance(500);
-    await expect(pending).resolves.toMatchObject({ status: 'confirmed', confirmations: 3n });
+    await expect(driveUntilSettled(clock, pending)).resolves.toMatchObject({ status: 'confirmed', confirmations: 3n });
     expect(relay.count('eth_getTransactionReceipt')).toBe(2);
   });
 
@@ -174,8 +186,7 @@ describe('typed EVM calls, sendAndWait and getLogs against anvil', () => {
       expect(relay.count('eth_getTransactionByHash')).toBe(1);
       await rpc(anvil.url, 'eth_sendRawTransaction', [replacement]);
       await rpc(anvil.url, 'evm_mine');
-      await clock.advance(500);
-      const outcome = await pending;
+      const outcome = await driveUntilSettled(clock, pending);
       expect(outcome).toMatchObject({ status: 'expired', reason: 'nonce-used-by-another-transaction', nonce, dispatch: 'acknowledged' });
       expect((outcome as { from: string }).from.toLowerCase()).toBe(ACCOUNT_0.toLowerCase());
       expect(relay.count('eth_sendRawTransaction')).toBe(1);
@@ -191,15 +202,7 @@ describe('typed EVM calls, sendAndWait and getLogs against anvil', () => {
     try {
       const raw = await signedTransfer();
       const pending = clientOver(relay, clock).sendAndWait(raw, { timeoutMs: 3_000 });
-      let settled = false;
-      void pending.finally(() => {
-        settled = true;
-      });
-      // Each round: let the poll's requests finish on the real sockets, then move the fake clock on.
-      for (let i = 0; i < 10 && !settled; i++) {
-        await until(() => settled || relay.count('eth_getTransactionCount') > i);
-        await clock.advance(1_000);
-      }
+      await driveUntilSettled(clock, pending);
       await expect(pending).resolves.toMatchObject({ status: 'unknown', receipt: null, dispatch: 'acknowledged' });
       expect(relay.count('eth_sendRawTransaction')).toBe(1);
     } finally {
@@ -227,7 +230,13 @@ describe('getLogs over 3 000 blocks of events from anvil behind a provider-like 
 
   it('returns the same logs as one unlimited query', async () => {
     const deployHash = (await rpc(anvil.url, 'eth_sendTransaction', [{ from: ACCOUNT_0, data: INIT, gas: '0x30000' }])) as string;
-    const deployed = (await rpc(anvil.url, 'eth_getTransactionReceipt', [deployHash])) as { contractAddress: string; blockNumber: string };
+    // anvil mines right after answering the send: wait (bounded) for the receipt.
+    let deployed: { contractAddress: string; blockNumber: string } | null = null;
+    for (let i = 0; i < 400 && deployed === null; i++) {
+      deployed = (await rpc(anvil.url, 'eth_getTransactionReceipt', [deployHash])) as typeof deployed;
+      if (deployed === null) await sleep(5);
+    }
+    if (deployed === null) throw new Error('the contract was not deployed within 2 s');
     const first = BigInt(deployed.blockNumber) + 1n;
     // 3 000 blocks of events: 300 calls, each mined in the first of ten blocks (automine off,
     // anvil_mine), so the logs spread over the whole range and across every 1 000-block part.

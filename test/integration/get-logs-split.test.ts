@@ -185,7 +185,8 @@ describe('getLogs against a node refusing ranges above 1 000 blocks', () => {
 
   it('keeps the whole inside one deadline: a hanging part ends the call at timeoutMs and the other parts stop', async () => {
     const node = await logNode(above1000, (r) => (r.from === 1_000 ? 'hang' : undefined));
-    const { evm, clock } = clientOf(node.server);
+    const clock = createFakeClock();
+    const { evm } = clientOf(node.server, 0, clock);
     const pending = evm.getLogs({ fromBlock: 0n, toBlock: BigInt(HEAD) }, { maxConcurrentParts: 1 }, { timeoutMs: 5_000 });
     const outcome = pending.then(
       () => 'resolved',
