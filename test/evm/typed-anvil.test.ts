@@ -231,12 +231,15 @@ describe('getLogs over 3 000 blocks of events from anvil behind a provider-like 
   it('returns the same logs as one unlimited query', async () => {
     const deployHash = (await rpc(anvil.url, 'eth_sendTransaction', [{ from: ACCOUNT_0, data: INIT, gas: '0x30000' }])) as string;
     // anvil mines right after answering the send: wait (bounded) for the receipt.
-    let deployed: { contractAddress: string; blockNumber: string } | null = null;
-    for (let i = 0; i < 400 && deployed === null; i++) {
-      deployed = (await rpc(anvil.url, 'eth_getTransactionReceipt', [deployHash])) as typeof deployed;
-      if (deployed === null) await sleep(5);
+    type Receipt = { contractAddress: string; blockNumber: string } | null;
+    const receiptOf = async () => (await rpc(anvil.url, 'eth_getTransactionReceipt', [deployHash])) as Receipt;
+    let receipt = await receiptOf();
+    for (let i = 0; i < 400 && receipt === null; i++) {
+      await sleep(5);
+      receipt = await receiptOf();
     }
-    if (deployed === null) throw new Error('the contract was not deployed within 2 s');
+    if (receipt === null) throw new Error('the contract was not deployed within 2 s');
+    const deployed = receipt;
     const first = BigInt(deployed.blockNumber) + 1n;
     // 3 000 blocks of events: 300 calls, each mined in the first of ten blocks (automine off,
     // anvil_mine), so the logs spread over the whole range and across every 1 000-block part.
