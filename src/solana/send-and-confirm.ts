@@ -33,11 +33,14 @@ export async function sendAndConfirm(
   options: SendAndConfirmOptions = {},
 ): Promise<SendAndConfirmReturnType> {
   const { signature, bytes } = checkWireTransaction(wireTransaction, options.send?.encoding);
-  const blockhash = blockhashFromWireBytes(bytes);
-  if (blockhash === undefined) invalidInput('wireTransaction', 'a wire transaction with a complete message (no blockhash found)');
+  // The blockhash proves expiry only without the caller's lastValidBlockHeight, which takes precedence.
+  const blockhash = options.lastValidBlockHeight === undefined ? blockhashFromWireBytes(bytes) : undefined;
+  if (blockhash === undefined && options.lastValidBlockHeight === undefined) {
+    invalidInput('wireTransaction', 'a wire transaction with a complete message (no blockhash found)');
+  }
   const clock = options.clock ?? systemClock;
-  const { commitment, timeoutMs } = checkWaitOptions({ ...options, blockhash });
-  const wait: WaitForSignatureOptions = { ...options, commitment, blockhash, clock };
+  const { commitment, timeoutMs } = checkWaitOptions({ ...options, ...(blockhash === undefined ? {} : { blockhash }) });
+  const wait: WaitForSignatureOptions = { ...options, commitment, clock, ...(blockhash === undefined ? {} : { blockhash }) };
   const startMs = clock.now();
 
   let dispatch: SendAndConfirmReturnType['dispatch'] = 'acknowledged';
