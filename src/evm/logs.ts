@@ -143,17 +143,23 @@ export function createLogMethods({ requester, clock }: EvmMethodContext): EvmLog
       };
 
       const limited = limiter(concurrency);
+      // The learned span is read when a part gets its turn, not when it is queued: a part queued
+      // before a sibling's refusal taught a narrower span is cut instead of being asked.
       const fetchRange = async (range: BlockRange): Promise<EvmLog[][]> => {
-        if (maxSpan !== undefined && rangeSize(range) > maxSpan) return (await Promise.all(chunkRange(range, maxSpan).map(fetchRange))).flat();
-        try {
-          return [await limited(() => query(quantity(range.fromBlock, 'fromBlock'), quantity(range.toBlock, 'toBlock')))];
-        } catch (error) {
-          const limit = logRangeLimitOf(error);
-          const split = limit === undefined ? undefined : splitRefusedRange(range, limit, maxSpan);
-          if (split === undefined) throw error;
-          if (split.maxSpan !== undefined && (maxSpan === undefined || split.maxSpan < maxSpan)) maxSpan = split.maxSpan;
-          return (await Promise.all(split.parts.map(fetchRange))).flat();
-        }
+        const outcome = await limited(async (): Promise<{ logs: EvmLog[] } | { parts: readonly BlockRange[] }> => {
+          if (maxSpan !== undefined && rangeSize(range) > maxSpan) return { parts: chunkRange(range, maxSpan) };
+          try {
+            return { logs: await query(quantity(range.fromBlock, 'fromBlock'), quantity(range.toBlock, 'toBlock')) };
+          } catch (error) {
+            const limit = logRangeLimitOf(error);
+            const split = limit === undefined ? undefined : splitRefusedRange(range, limit, maxSpan);
+            if (split === undefined) throw error;
+            if (split.maxSpan !== undefined && (maxSpan === undefined || split.maxSpan < maxSpan)) maxSpan = split.maxSpan;
+            return { parts: split.parts };
+          }
+        });
+        if ('logs' in outcome) return [outcome.logs];
+        return (await Promise.all(outcome.parts.map(fetchRange))).flat();
       };
 
       try {

@@ -151,6 +151,21 @@ describe('getLogs against a node refusing ranges above 1 000 blocks', () => {
     ]);
   });
 
+  it('remembers a block-range refusal: a later part as wide as a refused one is cut before it is asked', async () => {
+    const node = await logNode((from, to) => (to - from + 1 > 1_000 ? { error: { code: -32600, message: 'block range is too wide' } } : undefined));
+    const logs = await clientOf(node.server).evm.getLogs({ fromBlock: 0n, toBlock: BigInt(HEAD) }, { maxConcurrentParts: 1 });
+    expectComplete(logs);
+    // Halves of 1 500 are refused once: [1 500, 2 999] is never asked, it is cut to 750 like [0, 1 499].
+    expect(node.ranges).toEqual([
+      { from: 0, to: 2_999 },
+      { from: 0, to: 1_499 },
+      { from: 0, to: 749 },
+      { from: 750, to: 1_499 },
+      { from: 1_500, to: 2_249 },
+      { from: 2_250, to: 2_999 },
+    ]);
+  });
+
   it('bisects a result-count limit (Infura -32005) until every part is under it', async () => {
     const node = await logNode((from, to) => (logsIn(from, to).length > 150 ? { error: { code: -32005, message: 'query returned more than 150 results' } } : undefined));
     const logs = await clientOf(node.server).evm.getLogs({ fromBlock: 0n, toBlock: BigInt(HEAD) });

@@ -79,6 +79,12 @@ describe('account data', () => {
     expect(many.context).toEqual({ reason: 'value.0.data: too_big' });
   });
 
+  it('judges size on the text before decoding it: oversized text is too_big even when it is not base64', async () => {
+    const huge = { ...ctx, value: account(['!'.repeat(4_000), 'base64']) };
+    const error = await rejection(createSolanaClient(answering(huge).requester).getAccountInfo(OWNER, { maxDataBytes: 1_000 }));
+    expect(error.context).toEqual({ reason: 'value.data: too_big' });
+  });
+
   it('refuses bytes that disagree with the space the node reported, unless a dataSlice was asked for', async () => {
     const lying = await rejection(createSolanaClient(answering(full(bytes, 301)).requester).getAccountInfo(OWNER));
     expect(lying.context).toEqual({ reason: 'value.data: space-mismatch' });
