@@ -198,6 +198,22 @@ describe('getLogs against a node refusing ranges above 1 000 blocks', () => {
     expect(node.ranges.length).toBeLessThanOrEqual(3);
   });
 
+  it('never shows a key from the endpoint URL, even when the node echoes it in its refusal', async () => {
+    const node = await logNode(() => ({ error: { code: -32005, message: 'query returned more than 10000 results for http://127.0.0.1/v2/k3yInPath?api_key=k3yInQuery' } }));
+    const url = `${node.server.url.replace('127.0.0.1', 'user:pa55word@127.0.0.1')}/v2/k3yInPath?api_key=k3yInQuery`;
+    const pool = new HttpTransportPool({ endpoints: [{ id: 'node', url }], chain: 'evm', retry: { maxRetries: 0 } });
+    pools.push(pool);
+    const error: unknown = await createEvmClient(pool).getLogs({ fromBlock: 1n, toBlock: 2n }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'RPC_ERROR', rpcCode: -32005 });
+    const shown = JSON.stringify({ error, message: (error as Error).message, cause: (error as Error).cause });
+    for (const secret of ['k3yInPath', 'k3yInQuery', 'pa55word']) expect(shown).not.toContain(secret);
+    // The splitter still recognised the refusal (it asked both halves) from the redacted text.
+    expect(node.ranges.slice(0, 2)).toEqual([
+      { from: 1, to: 2 },
+      { from: 1, to: 1 },
+    ]);
+  });
+
   it('keeps the whole inside one deadline: a hanging part ends the call at timeoutMs and the other parts stop', async () => {
     const node = await logNode(above1000, (r) => (r.from === 1_000 ? 'hang' : undefined));
     const clock = createFakeClock();
