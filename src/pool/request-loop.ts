@@ -39,6 +39,7 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
   // A caller that aborts in the same tick it made the call must see nothing sent.
   if (signal) await Promise.resolve();
   let failed: Set<string> | undefined;
+  let onlyRangeRefusals = true;
   let avoid: RetryAvoidance | undefined;
   // Only an idempotent read that is not pinned may be hedged or explore the costlier
   // endpoint (a hedge or a retry covers it); a send, an unknown method, a filter poll never.
@@ -106,9 +107,14 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
     last = failure;
     failed ??= new Set();
     for (const endpointId of failedEndpointIds) failed.add(endpointId);
+    // A provider's eth_getLogs range limit does not change by asking again: while every endpoint
+    // that failed this call refused that way, none is asked again (another may serve the range;
+    // with none left the call fails now, and evm.getLogs splits the range). The end is finite
+    // and past any deadline, so admission says at once that only they are left.
+    onlyRangeRefusals &&= failure.detail === 'log-range-limit';
     // Failing over to another endpoint is immediate; an endpoint that already failed this
     // call is used again only after the backoff, and only when no other can admit.
-    avoid = { endpoints: failed, untilMs: clock.now() + decision.delayMs };
+    avoid = { endpoints: failed, untilMs: onlyRangeRefusals ? Number.MAX_VALUE : clock.now() + decision.delayMs };
   }
 }
 

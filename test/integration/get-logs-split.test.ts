@@ -110,6 +110,35 @@ describe('getLogs against a node refusing ranges above 1 000 blocks', () => {
     ]);
   });
 
+  it('with the pool’s default retries the refused range is not asked again of the node that refused it, and costs no backoff', async () => {
+    const node = await logNode(above1000);
+    const clock = createFakeClock();
+    const pool = new HttpTransportPool({ endpoints: [{ id: 'node', url: node.server.url }], chain: 'evm', clock });
+    pools.push(pool);
+    // A fake clock that never moves: any backoff before a retry would hang this call.
+    const logs = await createEvmClient(pool, { clock }).getLogs({ fromBlock: 0n, toBlock: BigInt(HEAD) });
+    expectComplete(logs);
+    expect(node.ranges.filter((r) => r.to - r.from + 1 > 1_000)).toEqual([{ from: 0, to: 2_999 }]);
+  });
+
+  it('asks another endpoint before splitting: one with a higher limit serves the whole range', async () => {
+    const narrow = await logNode(above1000);
+    const wide = await logNode(() => undefined);
+    const clock = createFakeClock();
+    const pool = new HttpTransportPool({
+      endpoints: [
+        { id: 'narrow', url: narrow.server.url, tier: 0 },
+        { id: 'wide', url: wide.server.url, tier: 1 },
+      ],
+      chain: 'evm',
+      clock,
+    });
+    pools.push(pool);
+    expectComplete(await createEvmClient(pool, { clock }).getLogs({ fromBlock: 0n, toBlock: BigInt(HEAD) }));
+    expect(narrow.ranges).toEqual([{ from: 0, to: 2_999 }]);
+    expect(wide.ranges).toEqual([{ from: 0, to: 2_999 }]);
+  });
+
   it('resolves tags to numbers only after a refusal, and does not ask the refused range again', async () => {
     const node = await logNode(above1000);
     const logs = await clientOf(node.server).evm.getLogs({ fromBlock: 'earliest', toBlock: 'latest' });
