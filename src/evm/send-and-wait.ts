@@ -111,14 +111,22 @@ export async function sendAndWait(requester: RpcRequester, serializedTransaction
   const { signal } = options;
   const deadlineMs = clock.now() + timeoutMs;
   const remaining = () => deadlineMs - clock.now();
+  /** Options of the next call: what is left of the one deadline; none starts after it. */
+  const within = () => {
+    const left = remaining();
+    if (left <= 0) {
+      throw new TransportError('DEADLINE_EXCEEDED', `sendAndWait did not complete within ${Math.round(timeoutMs)} ms`, { context: { timeoutMs } });
+    }
+    return { timeoutMs: left, signal };
+  };
   const ctx = { requester, clock };
   const transactions = createTransactionMethods(ctx);
   const state = createStateMethods(ctx);
-  const blockNumber = async () => parseResult('eth_blockNumber', quantitySchema, await requester.request('eth_blockNumber', [], { timeoutMs: remaining(), signal }));
+  const blockNumber = async () => parseResult('eth_blockNumber', quantitySchema, await requester.request('eth_blockNumber', [], within()));
 
   let dispatch: SendDispatch = 'acknowledged';
   try {
-    await transactions.sendRawTransaction(raw, { timeoutMs: remaining(), signal });
+    await transactions.sendRawTransaction(raw, within());
   } catch (error) {
     if (isTransportError(error, 'AMBIGUOUS_DISPATCH')) dispatch = 'ambiguous';
     else if (!(isTransportError(error, 'RPC_ERROR') && KNOWN_OR_NONCE_USED.test(error.rpcMessage ?? ''))) throw error;
@@ -129,16 +137,16 @@ export async function sendAndWait(requester: RpcRequester, serializedTransaction
   let lastError: TransportError | undefined;
   for (let round = 1; remaining() > 0; round++) {
     try {
-      receipt = await transactions.getTransactionReceipt(transactionHash, { timeoutMs: remaining(), signal });
+      receipt = await transactions.getTransactionReceipt(transactionHash, within());
       if (receipt !== null) {
         const depth = confirmationsAt(await blockNumber(), receipt.blockNumber);
         if (depth >= BigInt(confirmations)) return { status: 'confirmed', transactionHash, receipt, confirmations: depth, dispatch };
       } else {
-        from ??= (await transactions.getTransactionByHash(transactionHash, { timeoutMs: remaining(), signal }))?.from;
+        from ??= (await transactions.getTransactionByHash(transactionHash, within()))?.from;
         const at = from === undefined ? undefined : depthBlock(await blockNumber(), confirmations);
-        if (from !== undefined && at !== undefined && (await state.getTransactionCount(from, at, { timeoutMs: remaining(), signal })) > nonce) {
+        if (from !== undefined && at !== undefined && (await state.getTransactionCount(from, at, within())) > nonce) {
           // Mined just now at exactly that nonce? One last look at the receipt before calling it replaced.
-          receipt = await transactions.getTransactionReceipt(transactionHash, { timeoutMs: remaining(), signal });
+          receipt = await transactions.getTransactionReceipt(transactionHash, within());
           if (receipt === null) return { status: 'expired', transactionHash, reason: 'nonce-used-by-another-transaction', from, nonce, dispatch };
         }
       }

@@ -1,5 +1,5 @@
 import { sleep, type Clock } from '../clock.js';
-import { isTransportError, type TransportError } from '../errors/transport-error.js';
+import { isTransportError, TransportError } from '../errors/transport-error.js';
 import type { RpcRequester } from '../pool/request-options.js';
 import { z } from 'zod';
 import {
@@ -27,6 +27,8 @@ export interface PollSignatureOptions {
   readonly commitment: SolanaCommitment;
   /** Absolute deadline on `clock`. */
   readonly deadlineMs: number;
+  /** The whole wait's budget, for the error of a call that would start after the deadline. */
+  readonly timeoutMs: number;
   readonly evidence: ExpiryEvidence | undefined;
   readonly schedule: SignaturePollSchedule | undefined;
   readonly signal: AbortSignal | undefined;
@@ -48,8 +50,17 @@ export async function pollSignature(requester: RpcRequester, signature: string, 
   let lastStatus: SignatureStatus | null = null;
   let lastError: TransportError | undefined;
   const remaining = () => deadlineMs - clock.now();
-  const call = async <T>(method: string, params: unknown[], schema: z.ZodType<T>): Promise<T> =>
-    parseResult(method, schema, await requester.request(method, params, { timeoutMs: remaining(), signal }));
+  const call = async <T>(method: string, params: unknown[], schema: z.ZodType<T>): Promise<T> => {
+    const timeoutMs = remaining();
+    // A round may run into the deadline between its calls: no call starts after it.
+    if (timeoutMs <= 0) {
+      throw new TransportError('DEADLINE_EXCEEDED', `waitForSignature did not complete within ${Math.round(options.timeoutMs)} ms`, {
+        context: { timeoutMs: options.timeoutMs },
+        method,
+      });
+    }
+    return parseResult(method, schema, await requester.request(method, params, { timeoutMs, signal }));
+  };
   const statusOf = async (searchTransactionHistory: boolean): Promise<SignatureStatus | null> => {
     const config = searchTransactionHistory ? { searchTransactionHistory: true } : undefined;
     const result = await call('getSignatureStatuses', config === undefined ? [[signature]] : [[signature], config], signatureStatusesSchema(1));

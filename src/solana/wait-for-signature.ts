@@ -122,6 +122,7 @@ export async function waitForSignature(
     return await pollSignature(requester, signature, {
       commitment,
       deadlineMs: clock.now() + timeoutMs,
+      timeoutMs,
       evidence,
       schedule: options.poll,
       signal,

@@ -2,6 +2,7 @@ import { base58, base64 } from '@scure/base';
 import { describe, expect, it } from 'vitest';
 import { TransportError } from '../../src/errors/transport-error.js';
 import type { RpcRequester } from '../../src/pool/request-options.js';
+import { sleep } from '../../src/clock.js';
 import { blockhashFromWireBytes, createSolanaClient, sendAndConfirm, waitForSignature } from '../../src/solana/index.js';
 import { createFakeClock, type FakeClock } from '../../src/testing/index.js';
 import { loadFixture } from '../helpers/loopback.js';
@@ -184,6 +185,22 @@ describe('waitForSignature', () => {
     await settle(clock, waitForSignature(requester, SIGNATURE, { clock, timeoutMs: 1_000 }));
     // Polls at 0 and 400 ms; the next would be at 1 000 ms, the deadline itself: no call then.
     expect(seen).toEqual([1_000, 600]);
+  });
+
+  it('starts no call after the deadline, even in the middle of a round', async () => {
+    const clock = createFakeClock();
+    const seen: { method: string; timeoutMs: number | undefined }[] = [];
+    const requester: RpcRequester = {
+      async request(method, _, options) {
+        seen.push({ method, timeoutMs: options?.timeoutMs });
+        // The status poll is slow: it answers after the whole wait's deadline.
+        if (method === 'getSignatureStatuses') await sleep(clock, 1_500);
+        return method === 'getSignatureStatuses' ? statuses(null) : { blockHeight: 1, absoluteSlot: 2 };
+      },
+    };
+    const outcome = await settle(clock, waitForSignature(requester, SIGNATURE, { clock, timeoutMs: 1_000, lastValidBlockHeight: 10 }));
+    expect(seen).toEqual([{ method: 'getSignatureStatuses', timeoutMs: 1_000 }]);
+    expect(outcome).toMatchObject({ status: 'unknown', lastError: { code: 'DEADLINE_EXCEEDED', context: { timeoutMs: 1_000 } } });
   });
 
   it('ends with ABORTED when the caller aborts, and leaves no timer', async () => {
