@@ -1,20 +1,24 @@
 import { TransportError } from '../errors/transport-error.js';
 import type { RequestOptions, RpcRequester } from '../pool/request-options.js';
+import { systemClock, type Clock } from '../clock.js';
 import { assertEvmAddress } from './address.js';
+import { createBlockMethods, type EvmBlockMethods } from './blocks.js';
+import { blockParam, type EvmBlockParameter } from './inputs.js';
+import { createLogMethods, type EvmLogMethods } from './logs.js';
+import type { EvmMethodContext } from './method-context.js';
+import { sendAndWait, type SendAndWaitOptions, type SendAndWaitReturnType } from './send-and-wait.js';
+import { createStateMethods, type EvmStateMethods } from './state.js';
+import { createTransactionMethods, type EvmTransactionMethods } from './transactions.js';
 import {
   blockHashOnlySchema,
   clientVersionSchema,
-  hash32Schema,
   parseResult,
   quantitySchema,
   syncingResultSchema,
 } from './schemas.js';
 
-/** Named block tags. */
-export type EvmBlockTag = 'latest' | 'earliest' | 'pending' | 'safe' | 'finalized';
-
-/** A block tag, or a block number (sent as a hex quantity). */
-export type EvmBlockParameter = EvmBlockTag | bigint | number;
+export type { EvmBlockParameter, EvmBlockTag } from './inputs.js';
+export type { SendRawTransactionReturnType } from './transactions.js';
 
 /** Result of `getHealth` (from `eth_syncing`). */
 export type GetHealthReturnType =
@@ -47,11 +51,9 @@ export type GetBalanceReturnType = bigint;
 export type GetChainIdReturnType = number;
 /** Result of `getBlockNumber`. */
 export type GetBlockNumberReturnType = bigint;
-/** Result of `sendRawTransaction`: the transaction hash, lowercase `0x` + 64 hex digits. */
-export type SendRawTransactionReturnType = `0x${string}`;
 
 /** Typed EVM calls over any {@link RpcRequester} (normally an `HttpTransportPool`). */
-export interface EvmClient {
+export interface EvmClient extends EvmStateMethods, EvmTransactionMethods, EvmBlockMethods, EvmLogMethods {
   /** `eth_syncing`: `false` → healthy; a sync-status object → unhealthy with `blocksBehind?`. */
   getHealth(options?: RequestOptions): Promise<GetHealthReturnType>;
   /** `web3_clientVersion` → `{ clientVersion, name?, version? }`. */
@@ -67,28 +69,17 @@ export interface EvmClient {
   getChainId(options?: RequestOptions): Promise<GetChainIdReturnType>;
   /** `eth_blockNumber` → `bigint`. */
   getBlockNumber(options?: RequestOptions): Promise<GetBlockNumberReturnType>;
-  /**
-   * `eth_sendRawTransaction` of signed bytes (`0x` + even-length hex, non-empty; else
-   * `INVALID_INPUT`, field `serializedTransaction`) → the transaction hash. The pool never
-   * resends it once it may have reached a node; on `AMBIGUOUS_DISPATCH` check the receipt.
-   */
-  sendRawTransaction(serializedTransaction: string, options?: RequestOptions): Promise<SendRawTransactionReturnType>;
+  /** `sendAndWait(serializedTransaction, options)` over this client's requester and clock; see the standalone function. */
+  sendAndWait(serializedTransaction: string, options?: SendAndWaitOptions): Promise<SendAndWaitReturnType>;
 }
 
-const BLOCK_TAGS: readonly unknown[] = ['latest', 'earliest', 'pending', 'safe', 'finalized'];
-const RAW_TRANSACTION = /^0x(?:[0-9a-fA-F]{2})+$/;
 const SIMPLE_NAME = /^[A-Za-z][\w.-]*$/;
 const SIMPLE_VERSION = /^[^\s/]+$/;
 
-function invalidInput(field: string, expectation: string): never {
-  throw new TransportError('INVALID_INPUT', `${field} must be ${expectation}`, { context: { field } });
-}
-
-function blockParam(block: EvmBlockParameter): string {
-  if (typeof block === 'bigint' && block >= 0n) return `0x${block.toString(16)}`;
-  if (typeof block === 'number' && Number.isSafeInteger(block) && block >= 0) return `0x${block.toString(16)}`;
-  if (BLOCK_TAGS.includes(block)) return block as EvmBlockTag;
-  return invalidInput('blockTag', 'a block tag or a non-negative block number');
+/** Client-wide settings. */
+export interface EvmClientDefaults {
+  /** Clock for `getLogs` deadlines and `sendAndWait` polling (tests pass `createFakeClock()`). @default the real clock */
+  readonly clock?: Clock;
 }
 
 function parseClientVersion(clientVersion: string): GetVersionReturnType {
@@ -109,8 +100,15 @@ function parseClientVersion(clientVersion: string): GetVersionReturnType {
  * const wei = await evm.getBalance('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266');
  * ```
  */
-export function createEvmClient(requester: RpcRequester): EvmClient {
+export function createEvmClient(requester: RpcRequester, defaults: EvmClientDefaults = {}): EvmClient {
+  const clock = defaults.clock ?? systemClock;
+  const ctx: EvmMethodContext = { requester, clock };
   return {
+    ...createStateMethods(ctx),
+    ...createTransactionMethods(ctx),
+    ...createBlockMethods(ctx),
+    ...createLogMethods(ctx),
+    sendAndWait: (serializedTransaction, options = {}) => sendAndWait(requester, serializedTransaction, { clock, ...options }),
     async getHealth(options) {
       const result = await requester.request('eth_syncing', [], options);
       const syncing = parseResult('eth_syncing', syncingResultSchema, result);
@@ -157,12 +155,5 @@ export function createEvmClient(requester: RpcRequester): EvmClient {
       return parseResult('eth_blockNumber', quantitySchema, result);
     },
 
-    async sendRawTransaction(serializedTransaction, options) {
-      if (typeof serializedTransaction !== 'string' || !RAW_TRANSACTION.test(serializedTransaction)) {
-        invalidInput('serializedTransaction', '0x and a non-empty, even number of hex digits');
-      }
-      const result = await requester.request('eth_sendRawTransaction', [serializedTransaction], options);
-      return parseResult('eth_sendRawTransaction', hash32Schema, result);
-    },
   };
 }

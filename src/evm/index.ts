@@ -1,12 +1,11 @@
 /**
  * `sturdy-rpc/evm`: typed EVM calls over an `HttpTransportPool` (or any `RpcRequester`),
- * address and chain helpers.
+ * send-and-wait, `getLogs` range splitting, address and chain helpers.
  */
 export {
   createEvmClient,
-  type EvmBlockParameter,
-  type EvmBlockTag,
   type EvmClient,
+  type EvmClientDefaults,
   type GetBalanceParameters,
   type GetBalanceReturnType,
   type GetBlockNumberReturnType,
@@ -14,8 +13,23 @@ export {
   type GetGenesisHashReturnType,
   type GetHealthReturnType,
   type GetVersionReturnType,
-  type SendRawTransactionReturnType,
 } from './client.js';
+export type { EvmBlockParameter, EvmBlockTag, EvmCallRequest, Hex } from './inputs.js';
+export type { EvmStateMethods } from './state.js';
+export type { EvmTransactionMethods, SendRawTransactionReturnType } from './transactions.js';
+export type { EvmBlockMethods, GetBlockParameters } from './blocks.js';
+export { DEFAULT_GET_LOGS_TIMEOUT_MS, type EvmLogFilter, type EvmLogMethods, type GetLogsParameters } from './logs.js';
+export { logRangeLimitOf, type LogRangeLimit } from './log-range-error.js';
+export type { EvmBlock, EvmFeeHistory, EvmLog, EvmTransaction, EvmTransactionReceipt } from './object-schemas.js';
+export {
+  DEFAULT_RECEIPT_POLL,
+  DEFAULT_SEND_AND_WAIT_TIMEOUT_MS,
+  sendAndWait,
+  type SendAndWaitOptions,
+  type SendAndWaitReturnType,
+  type SendDispatch,
+} from './send-and-wait.js';
+export type { PollSchedule } from '../retry/poll-schedule.js';
 export { assertEvmAddress, isEvmAddress } from './address.js';
 export { EVM_GENESIS_HASHES, evmChainOf, type EvmChain } from './chains.js';
 export type { RequestOptions, RpcRequester } from '../pool/request-options.js';

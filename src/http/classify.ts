@@ -28,6 +28,7 @@ import {
   providerDelayFromErrorData,
   readNodeUnhealthy,
 } from '../jsonrpc/heuristics.js';
+import { readLogRangeLimit } from '../jsonrpc/log-range-limit.js';
 import { isUnexpectedEmptyResult } from '../jsonrpc/method-table.js';
 import { isSentTransactionId } from '../jsonrpc/transaction-id.js';
 import type { RawOutcome } from './executor.js';
@@ -110,6 +111,8 @@ export const RULES = {
   'method-not-found': row('capability', 'rejected', 'none', false),
   'min-context-slot': row('capability', 'rejected', 'none', false),
   capability: row('capability', 'completed', 'none', false),
+  // A provider's eth_getLogs range / result-count limit (src/jsonrpc/log-range-limit.ts): a narrower range will do.
+  'log-range-limit': row('capability', 'completed', 'none', false),
   'invalid-request': row('request', 'rejected', 'none', false),
   // The chain guard's check got a well-formed JSON-RPC answer that is no chain id or hash at all
   'chain-check-invalid': row('invalid-response', 'completed', 'critical', true, true),
@@ -209,6 +212,8 @@ function classifyResponse(raw: RawResponse, ctx: ClassifyContext): ClassifiedOut
     return failureOf('http-auth', fields);
   }
   if (status === 408) return failureOf('http-408', fields);
+  // QuickNode answers its eth_getLogs range limit with 413 and a JSON-RPC body: the range, not the request body, is too big.
+  if (rpc !== undefined && readLogRangeLimit(rpc) !== undefined) return failureOf('log-range-limit', fields);
   if (status === 413) return failureOf('http-413', fields);
   if (rpc !== undefined && envelope.type === 'error' && RPC_ERROR_STATUSES.has(status)) {
     // A 500 must echo our id to prove the node itself answered; a 4xx node answer may not.
@@ -258,6 +263,9 @@ const MIN_CONTEXT_SLOT_NOT_REACHED = -32016;
  * |----------------------------------------|-------------------------------------------------------------|
  * | 3, or "execution reverted…"            | the application's answer (contract text may say anything)   |
  * | -32005 + numSlotsBehind / "node is…"   | node-unhealthy (rejected)                                   |
+ * | eth_getLogs range / result-count limit | log-range-limit: capability (completed), any HTTP status    |
+ * |   wording on -32000/-32005/-32600/     |   (QuickNode's 413 too); carries the suggested range        |
+ * |   -32602/-32603/-32614                 |   (`readLogRangeLimit`)                                     |
  * | 429, -32429; -32005 (not a size limit) | rate limit (rejected)                                       |
  * | -32007, -32000, -32603 + rate wording  | rate limit (rejected); -32007 otherwise: the chain's answer |
  * | -32000, -32603 + auth wording          | dead key (rejected)                                         |
@@ -280,6 +288,7 @@ function classifyRpcError(
   // A revert reason is contract text and may contain any wording: always the app's answer.
   if (isExecutionRevert(rpc)) return failureOf('rpc-error', fields);
   if (readNodeUnhealthy(rpc) !== undefined) return failureOf('node-unhealthy', fields);
+  if (readLogRangeLimit(rpc) !== undefined) return failureOf('log-range-limit', fields);
   if (isRateLimitError(rpc)) {
     const providerDelayMs = headerDelayMs ?? providerDelayFromErrorData(rpc.data, ctx.wallNowMs);
     return failureOf('rpc-rate-limit', { ...fields, providerDelayMs });

@@ -50,6 +50,7 @@ export async function runRequest(
   // A historical read never goes to an endpoint known to be pruned (unless none other is left).
   const pruned = historical === undefined || options.endpoint !== undefined ? undefined : pool.historicalAvoid(kind, historical);
   let avoid: RetryAvoidance | undefined = pruned === undefined ? undefined : { endpoints: pruned, untilMs: Number.POSITIVE_INFINITY };
+  let onlyRangeRefusals = true;
   // Only an idempotent read that is not pinned may be hedged or explore the costlier
   // endpoint (a hedge or a retry covers it); a send, an unknown method, a filter poll never.
   const hedgeable = retryClass === 'idempotent' && options.endpoint === undefined && pool.hedging?.of(kind)?.hasPeers === true;
@@ -118,9 +119,14 @@ export async function runRequest(
     for (const endpointId of failedEndpointIds) failed.add(endpointId);
     // A node that just said it is pruned joins them: the retry goes elsewhere at once.
     if (historical !== undefined) for (const endpointId of pool.historicalAvoid(kind, historical) ?? []) failed.add(endpointId);
+    // A provider's eth_getLogs range limit does not change by asking again: while every endpoint
+    // that failed this call refused that way, none is asked again (another may serve the range;
+    // with none left the call fails now, and evm.getLogs splits the range). The end is finite
+    // and past any deadline, so admission says at once that only they are left.
+    onlyRangeRefusals &&= failure.detail === 'log-range-limit';
     // Failing over to another endpoint is immediate; an endpoint that already failed this
     // call is used again only after the backoff, and only when no other can admit.
-    avoid = { endpoints: failed, untilMs: clock.now() + decision.delayMs };
+    avoid = { endpoints: failed, untilMs: onlyRangeRefusals ? Number.MAX_VALUE : clock.now() + decision.delayMs };
   }
 }
 

@@ -1,26 +1,20 @@
-import { TransportError } from '../errors/transport-error.js';
-import {
-  decodeSolanaWire,
-  solanaSignatureFromWireBytes,
-  type SolanaWireEncoding,
-} from '../jsonrpc/transaction-id.js';
+import { systemClock, type Clock } from '../clock.js';
 import type { RequestOptions, RpcRequester } from '../pool/request-options.js';
 import { assertSolanaAddress } from './address.js';
 import { unhealthyAnswerOf, type GetHealthReturnType } from './health.js';
-import {
-  checkBoolean,
-  checkCommitment,
-  checkSafeUint,
-  compactConfig,
-  invalidInput,
-  type SolanaCommitment,
-} from './inputs.js';
+import { createAccountMethods, type SolanaAccountMethods } from './accounts.js';
+import { createChainStateMethods, type SolanaChainStateMethods } from './chain-state.js';
+import { checkCommitment, checkSafeUint, compactConfig, type SolanaCommitment } from './inputs.js';
+import type { SolanaMethodContext } from './method-context.js';
+import { sendAndConfirm, type SendAndConfirmOptions, type SendAndConfirmReturnType } from './send-and-confirm.js';
+import { createTransactionMethods, type SolanaTransactionMethods } from './transactions.js';
+export type { SendTransactionParameters, SendTransactionReturnType } from './transactions.js';
+import { waitForSignature, type WaitForSignatureOptions, type WaitForSignatureReturnType } from './wait-for-signature.js';
 import {
   balanceResultSchema,
   hash32Schema,
   healthResultSchema,
   parseResult,
-  signatureSchema,
   versionResultSchema,
 } from './schemas.js';
 
@@ -28,6 +22,8 @@ import {
 export interface SolanaClientDefaults {
   /** Commitment for reads that take one (`getBalance`) when the call does not set it. @default the node's default (`finalized`) */
   readonly commitment?: SolanaCommitment;
+  /** Clock for `waitForSignature` / `sendAndConfirm` polling (tests pass `createFakeClock()`). @default the real clock */
+  readonly clock?: Clock;
 }
 
 /** Result of `getVersion`. */
@@ -57,25 +53,8 @@ export interface GetBalanceReturnType {
   readonly value: bigint;
 }
 
-/** Options of `sendTransaction`. */
-export interface SendTransactionParameters {
-  /** Encoding of the wire transaction string. Always sent explicitly. @default 'base64' */
-  readonly encoding?: SolanaWireEncoding;
-  /** Skip the node's preflight simulation. @default false (node default) */
-  readonly skipPreflight?: boolean;
-  /** Commitment for preflight. @default the node's default (`finalized`) */
-  readonly preflightCommitment?: SolanaCommitment;
-  /** How many times the node itself rebroadcasts. @default the node's default */
-  readonly maxRetries?: number | bigint;
-  /** Fail preflight unless the node has reached this slot. */
-  readonly minContextSlot?: number | bigint;
-}
-
-/** Result of `sendTransaction`: the transaction signature (id), base58 of 64 bytes. */
-export type SendTransactionReturnType = string;
-
 /** Typed Solana calls over any {@link RpcRequester} (normally an `HttpTransportPool`). */
-export interface SolanaClient {
+export interface SolanaClient extends SolanaAccountMethods, SolanaChainStateMethods, SolanaTransactionMethods {
   /**
    * `getHealth`. A node that is behind or unhealthy (JSON-RPC error -32005) is an answer:
    * `{ healthy: false, numSlotsBehind?, message }`. Every other failure throws.
@@ -95,19 +74,10 @@ export interface SolanaClient {
     parameters?: GetBalanceParameters,
     options?: RequestOptions,
   ): Promise<GetBalanceReturnType>;
-  /**
-   * `sendTransaction` of a signed wire transaction → its signature. The bytes are decoded
-   * and must hold at least one signature before anything is sent (`INVALID_INPUT`, field
-   * `wireTransaction`). The pool never resends it once it may have reached a node; on
-   * `AMBIGUOUS_DISPATCH` reconcile with `getSignatureStatuses` using `error.signature`.
-   * A node answering with a signature other than the transaction's first one is
-   * `INVALID_RESPONSE` (reason `result: signature-mismatch`).
-   */
-  sendTransaction(
-    wireTransaction: string,
-    parameters?: SendTransactionParameters,
-    options?: RequestOptions,
-  ): Promise<SendTransactionReturnType>;
+  /** `waitForSignature(signature, options)` over this client's requester and clock; see the standalone function. */
+  waitForSignature(signature: string, options?: WaitForSignatureOptions): Promise<WaitForSignatureReturnType>;
+  /** `sendAndConfirm(wireTransaction, options)`: send once, then wait; see the standalone function. */
+  sendAndConfirm(wireTransaction: string, options?: SendAndConfirmOptions): Promise<SendAndConfirmReturnType>;
 }
 
 /**
@@ -122,8 +92,13 @@ export interface SolanaClient {
  */
 export function createSolanaClient(requester: RpcRequester, defaults: SolanaClientDefaults = {}): SolanaClient {
   const defaultCommitment = checkCommitment(defaults.commitment, 'defaults.commitment');
+  const clock = defaults.clock ?? systemClock;
+  const ctx: SolanaMethodContext = { requester, defaultCommitment, clock };
 
   return {
+    ...createAccountMethods(ctx),
+    ...createChainStateMethods(ctx),
+    ...createTransactionMethods(ctx),
     async getHealth(options) {
       let result: unknown;
       try {
@@ -163,33 +138,7 @@ export function createSolanaClient(requester: RpcRequester, defaults: SolanaClie
       return { slot: balance.context.slot, value: balance.value };
     },
 
-    async sendTransaction(wireTransaction, parameters = {}, options) {
-      const encoding = parameters.encoding ?? 'base64';
-      if (encoding !== 'base64' && encoding !== 'base58') invalidInput('encoding', "'base64' or 'base58'");
-      if (typeof wireTransaction !== 'string') invalidInput('wireTransaction', `a ${encoding} string`);
-      const bytes = decodeSolanaWire(wireTransaction, encoding);
-      if (bytes === undefined) invalidInput('wireTransaction', `valid ${encoding}`);
-      const expected = solanaSignatureFromWireBytes(bytes);
-      if (expected === undefined) {
-        invalidInput('wireTransaction', 'a wire transaction with at least one signature and a message');
-      }
-      const config = compactConfig({
-        encoding,
-        skipPreflight: checkBoolean(parameters.skipPreflight, 'skipPreflight'),
-        preflightCommitment: checkCommitment(parameters.preflightCommitment, 'preflightCommitment'),
-        maxRetries: checkSafeUint(parameters.maxRetries, 'maxRetries'),
-        minContextSlot: checkSafeUint(parameters.minContextSlot, 'minContextSlot'),
-      });
-      const result = await requester.request('sendTransaction', [wireTransaction, config], options);
-      const signature = parseResult('sendTransaction', signatureSchema, result);
-      if (signature !== expected) {
-        throw new TransportError(
-          'INVALID_RESPONSE',
-          'sendTransaction returned a signature that is not the transaction\u2019s first signature',
-          { context: { reason: 'result: signature-mismatch' }, method: 'sendTransaction' },
-        );
-      }
-      return signature;
-    },
+    waitForSignature: (signature, options = {}) => waitForSignature(requester, signature, { clock, ...options }),
+    sendAndConfirm: (wireTransaction, options = {}) => sendAndConfirm(requester, wireTransaction, { clock, ...options }),
   };
 }

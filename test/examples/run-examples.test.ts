@@ -19,6 +19,7 @@ const EXPECTED_OUTPUT: Readonly<Record<string, readonly RegExp[]>> = {
   'evm-balance-anvil.ts': [/^chain id: 31337$/m, /: 10000000000000000000000 wei \(10000\.0 ETH\)/, /genesis hash: 0xc56b8342/],
   'backend-fetch-loop.ts': [/^job done/m, /the call in flight ended with ABORTED after \d+ ms/],
   'safe-send.ts': [/^AMBIGUOUS_DISPATCH: endpoint 'primary'/m, /^decision: landed in slot 341197058/m, /^sendTransaction received: primary 1, peer 0$/m],
+  'send-and-confirm.ts': [/^send: ambiguous/m, /^outcome: confirmed$/m, /^decision: landed in slot 341197058: done, never re-sign$/m, /^sendTransaction received: 1$/m],
   'guarded-pool.ts': [
     /^chain check: misconfigured wrong-chain \(reported EtWTRABZ…\)$/m,
     /^reconcile: sendTransaction to 'primary' found after 1 lookup\(s\)$/m,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyOutcome } from '../../src/http/classify.js';
 import type { RawOutcome } from '../../src/http/executor.js';
 import type { ClassifyContext } from '../../src/http/outcome.js';
+import { readLogRangeLimit, type LogRangeLimit } from '../../src/jsonrpc/log-range-limit.js';
 
 /**
  * The classification table against error texts real nodes and providers send. The rule:
@@ -115,5 +116,59 @@ describe('provider rate-limit and auth answers are still recognised', () => {
     [-32010, 'TokenzQd excluded from account secondary indexes; this RPC method unavailable for key'],
   ])('%i %j is a capability limit of this node', (code, message) => {
     expect(classified(answer(200, rpcBody(code, message)), 'eth_getLogs').cause).toBe('capability');
+  });
+});
+
+describe('eth_getLogs provider limits are capability answers carrying what the provider said', () => {
+  const detailOf = (raw: RawOutcome) => {
+    const outcome = classifyOutcome(raw, ctx('eth_getLogs'));
+    if (outcome.ok) throw new Error('expected a failure');
+    return { cause: outcome.cause, dispatch: outcome.dispatch, detail: outcome.detail };
+  };
+  const LOG_LIMIT = { cause: 'capability', dispatch: 'completed', detail: 'log-range-limit' } as const;
+  const cases: readonly (readonly [string, RawOutcome, LogRangeLimit])[] = [
+    [
+      'Alchemy, range limit with a suggestion (dank_mids#772)',
+      answer(200, rpcBody(-32600, 'You can make eth_getLogs requests with up to a 500 block range. Based on your parameters, this block range should work: [0x123c9b2, 0x123cba5]')),
+      { kind: 'block-range', maxBlockRange: 500n, suggestedRange: { fromBlock: 0x123c9b2n, toBlock: 0x123cba5n } },
+    ],
+    [
+      'Alchemy, response size with a suggestion (go-ethereum#25343)',
+      answer(200, rpcBody(-32602, 'Log response size exceeded. You can make eth_getLogs requests with up to a 2K block range and no limit on the response size, or you can request any block range with a cap of 10K logs in the response. Based on your parameters and the response size limit, this block range should work: [0x0, 0x87fe9]')),
+      { kind: 'result-count', suggestedRange: { fromBlock: 0n, toBlock: 0x87fe9n } },
+    ],
+    ['Infura, result count', answer(200, rpcBody(-32005, 'query returned more than 10000 results')), { kind: 'result-count' }],
+    [
+      'Infura, result count with the working range in data',
+      answer(200, rpcBody(-32005, 'query returned more than 10000 results', { from: '0x10', to: '0x7f' })),
+      { kind: 'result-count', suggestedRange: { fromBlock: 16n, toBlock: 127n } },
+    ],
+    ['Infura, range (INFURA/infura#237)', answer(200, rpcBody(-32602, 'range 1000000 exceeds limit of 10000')), { kind: 'block-range', maxBlockRange: 10_000n }],
+    ['QuickNode, HTTP 413 + -32614 (eternalsafe/wallet#57)', answer(413, rpcBody(-32614, 'eth_getLogs is limited to a 10,000 range')), { kind: 'block-range', maxBlockRange: 10_000n }],
+    ['geth forks (-32000)', answer(200, rpcBody(-32000, 'exceed maximum block range: 1000')), { kind: 'block-range', maxBlockRange: 1_000n }],
+    ['"block range is too wide"', answer(200, rpcBody(-32600, 'block range is too wide')), { kind: 'block-range' }],
+    ['"block range too large"', answer(200, rpcBody(-32000, 'block range too large')), { kind: 'block-range' }],
+    ['Candle "block range too high" (alpha-wallet-ios#5277)', answer(200, rpcBody(-32600, 'block range too high')), { kind: 'block-range' }],
+    [
+      'Tenderly, in data.payload (boba_legacy#827)',
+      answer(200, rpcBody(-32602, 'invalid params', { error_id: '4ed94073', payload: 'range 9009594 is bigger than range limit 2000' })),
+      { kind: 'block-range', maxBlockRange: 2_000n },
+    ],
+  ];
+
+  it.each(cases)('%s', (_, raw, limit) => {
+    expect(detailOf(raw)).toEqual(LOG_LIMIT);
+    const body = JSON.parse((raw as { body: string }).body) as { error: { code: number; message: string; data?: unknown } };
+    expect(readLogRangeLimit(body.error)).toEqual(limit);
+  });
+
+  it('a contract revert or an unrelated code that mentions ranges stays the node’s answer', () => {
+    expect(detailOf(answer(200, rpcBody(3, 'execution reverted: block range too large')))).toMatchObject(APPLICATION);
+    expect(detailOf(answer(200, rpcBody(-32002, 'block range too large')))).toMatchObject(APPLICATION);
+    expect(readLogRangeLimit({ code: -32000, message: 'nonce too low' })).toBeUndefined();
+  });
+
+  it('a plain HTTP 413 without such a body is still our oversized request', () => {
+    expect(detailOf(answer(413, 'Request Entity Too Large'))).toMatchObject({ cause: 'request', detail: 'http-413' });
   });
 });

@@ -7,9 +7,10 @@ import { evmChainOf } from '../../src/evm/chains.js';
 import { createEvmClient } from '../../src/evm/client.js';
 import { createFetchExecutor } from '../../src/http/fetch-executor.js';
 import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
-import { createSolanaClient, type GetBalanceParameters, type SendTransactionParameters } from '../../src/solana/client.js';
+import { createSolanaClient } from '../../src/solana/client.js';
 import { solanaClusterOf } from '../../src/solana/clusters.js';
-import { loadFixtures, reviveBigints, withRequestId, type Fixture } from '../helpers/loopback.js';
+import { loadFixtures, withRequestId, type Fixture } from '../helpers/loopback.js';
+import { callTypedFixture, reviveExpected } from '../helpers/typed-fixture.js';
 
 /**
  * Every recorded fixture replayed through the pool with the fetch executor and msw: the
@@ -68,44 +69,9 @@ function poolFor(fixture: Fixture): HttpTransportPool {
   return pool;
 }
 
-/** Calls the typed client function the fixture's `expect.client` names, with the fixture's params. */
+/** Calls the typed client function the fixture's `expect.client` names, with its `expect.args` (else its params). */
 function callTyped(fixture: Fixture, pool: HttpTransportPool): Promise<unknown> {
-  const client = fixture.expect?.['client'];
-  const [first, second] = fixture.request.params;
-  if (fixture.chain === 'solana') {
-    const sol = createSolanaClient(pool);
-    switch (client) {
-      case 'getHealth':
-        return sol.getHealth();
-      case 'getVersion':
-        return sol.getVersion();
-      case 'getGenesisHash':
-        return sol.getGenesisHash();
-      case 'getBalance':
-        return sol.getBalance(first as string, (second ?? {}) as GetBalanceParameters);
-      case 'sendTransaction':
-        return sol.sendTransaction(first as string, second as SendTransactionParameters);
-    }
-  } else {
-    const evm = createEvmClient(pool);
-    switch (client) {
-      case 'getHealth':
-        return evm.getHealth();
-      case 'getVersion':
-        return evm.getVersion();
-      case 'getGenesisHash':
-        return evm.getGenesisHash();
-      case 'getBalance':
-        return evm.getBalance(first as string, second as 'latest');
-      case 'getChainId':
-        return evm.getChainId();
-      case 'getBlockNumber':
-        return evm.getBlockNumber();
-      case 'sendRawTransaction':
-        return evm.sendRawTransaction(first as string);
-    }
-  }
-  throw new Error(`fixture ${fixture.name}: no typed call for ${String(client)}`);
+  return callTypedFixture(fixture, { sol: createSolanaClient(pool), evm: createEvmClient(pool) });
 }
 
 /** The TransportError code a fault fixture must end with, through a one-endpoint pool without retries. */
@@ -133,7 +99,7 @@ describe('success fixtures produce the typed result in `expect`', () => {
   it.each(successes.map((f) => [f.name, f] as const))('%s', async (_, fixture) => {
     const expected = fixture.expect ?? {};
     const result = await callTyped(fixture, poolFor(fixture));
-    expect(result).toEqual(reviveBigints(expected['result']));
+    expect(result).toEqual(reviveExpected(expected['result']));
     // The typed client sent the recorded request, once.
     expect(seen).toEqual([{ fixture: fixture.name, method: fixture.request.method, params: fixture.request.params }]);
     if (typeof expected['cluster'] === 'string') expect(solanaClusterOf(result as string)).toBe(expected['cluster']);

@@ -3,7 +3,9 @@ import { isInteger, parse } from 'lossless-json';
 import { describe, expect, it } from 'vitest';
 import { TransportError } from '../../src/errors/transport-error.js';
 import type { RpcRequester } from '../../src/pool/request-options.js';
+import { createEvmClient } from '../../src/evm/index.js';
 import { createSolanaClient, solanaClusterOf } from '../../src/solana/index.js';
+import { callTypedFixture, reviveExpected } from '../helpers/typed-fixture.js';
 
 /** A requester that records calls and answers with `respond`. */
 function stub(respond: () => unknown) {
@@ -30,16 +32,12 @@ interface Fixture {
   readonly chain: string;
   readonly request: { readonly method: string; readonly params: readonly unknown[] };
   readonly response: { readonly body: string };
-  readonly expect?: { readonly client?: string; readonly result?: unknown; readonly cluster?: string };
+  readonly expect?: { readonly client?: string; readonly args?: unknown; readonly result?: unknown; readonly cluster?: string };
 }
 
 const FIXTURES = new URL('../../fixtures/', import.meta.url);
 const exactNumber = (text: string): number | bigint =>
   isInteger(text) && !Number.isSafeInteger(Number(text)) ? BigInt(text) : Number(text);
-const revive = (value: unknown): unknown =>
-  JSON.parse(JSON.stringify(value), (_, v: unknown) =>
-    typeof v === 'object' && v !== null && '$bigint' in v ? BigInt((v as { $bigint: string }).$bigint) : v,
-  );
 const solanaFixtures = readdirSync(FIXTURES)
   .filter((file) => file.endsWith('.json'))
   .map((file) => JSON.parse(readFileSync(new URL(file, FIXTURES), 'utf8')) as Fixture)
@@ -48,7 +46,28 @@ const solanaFixtures = readdirSync(FIXTURES)
 describe('recorded Solana fixtures', () => {
   it('cover every typed call', () => {
     const clients = new Set(solanaFixtures.map((f) => f.expect?.client));
-    expect([...clients].sort()).toEqual(['getBalance', 'getGenesisHash', 'getHealth', 'getVersion', 'sendTransaction']);
+    expect([...clients].sort()).toEqual([
+      'getAccountInfo',
+      'getBalance',
+      'getBlockHeight',
+      'getFeeForMessage',
+      'getGenesisHash',
+      'getHealth',
+      'getLatestBlockhash',
+      'getMinimumBalanceForRentExemption',
+      'getMultipleAccounts',
+      'getProgramAccounts',
+      'getRecentPrioritizationFees',
+      'getSignatureStatuses',
+      'getSlot',
+      'getTokenAccountBalance',
+      'getTokenAccountsByOwner',
+      'getTransaction',
+      'getVersion',
+      'isBlockhashValid',
+      'sendTransaction',
+      'simulateTransaction',
+    ]);
   });
 
   it.each(solanaFixtures.map((f) => [f.name, f] as const))('%s gives the expected typed result', async (_, fixture) => {
@@ -60,14 +79,10 @@ describe('recorded Solana fixtures', () => {
       if (body.error !== undefined) throw rpcError(body.error.code, body.error.message, body.error.data);
       return body.result;
     });
-    const client = createSolanaClient(requester) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-    const params = fixture.request.params;
-    const config = params[1] as Record<string, unknown> | undefined;
-    const call = client[fixture.expect?.client ?? ''];
-    const args = params.length === 0 ? [] : config === undefined ? [params[0]] : [params[0], config];
-    const result = await call?.(...args);
-    expect(result).toEqual(revive(fixture.expect?.result));
-    expect(calls[0]?.method).toBe(fixture.request.method);
+    const result = await callTypedFixture(fixture, { sol: createSolanaClient(requester), evm: createEvmClient(requester) });
+    expect(result).toEqual(reviveExpected(fixture.expect?.result));
+    // The typed call sent exactly the recorded request.
+    expect(calls).toEqual([{ method: fixture.request.method, params: fixture.request.params }]);
     if (fixture.expect?.cluster !== undefined) expect(solanaClusterOf(result as string)).toBe(fixture.expect.cluster);
   });
 });

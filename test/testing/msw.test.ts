@@ -4,11 +4,11 @@ import { systemClock } from '../../src/clock.js';
 import { evmChainOf } from '../../src/evm/chains.js';
 import { createEvmClient } from '../../src/evm/client.js';
 import { createFetchExecutor } from '../../src/http/fetch-executor.js';
-import { createSolanaClient, type GetBalanceParameters, type SendTransactionParameters } from '../../src/solana/client.js';
+import { createSolanaClient } from '../../src/solana/client.js';
 import { solanaClusterOf } from '../../src/solana/clusters.js';
 import type { Fixture } from '../../src/testing/fixtures.js';
 import { fixtureHandlers, type FixtureHandlerCall } from '../../src/testing/msw.js';
-import { reviveBigints } from '../helpers/loopback.js';
+import { callTypedFixture, reviveExpected } from '../helpers/typed-fixture.js';
 import { allFixtures, closeAll, healthyFixtures, poolFor, rejection } from './helpers.js';
 
 /**
@@ -43,29 +43,10 @@ function fetchPool(fixture: Fixture) {
   });
 }
 
-/** Calls the typed client function named by `expect.client` with the fixture's params. */
+/** Calls the typed client function named by `expect.client` with its `expect.args` (else the fixture's params). */
 function callTyped(fixture: Fixture): Promise<unknown> {
   const pool = fetchPool(fixture);
-  const [first, second] = fixture.request.params;
-  const client = fixture.expect?.['client'];
-  if (fixture.chain === 'solana') {
-    const sol = createSolanaClient(pool);
-    if (client === 'getHealth') return sol.getHealth();
-    if (client === 'getVersion') return sol.getVersion();
-    if (client === 'getGenesisHash') return sol.getGenesisHash();
-    if (client === 'getBalance') return sol.getBalance(first as string, (second ?? {}) as GetBalanceParameters);
-    if (client === 'sendTransaction') return sol.sendTransaction(first as string, second as SendTransactionParameters);
-  } else {
-    const evm = createEvmClient(pool);
-    if (client === 'getHealth') return evm.getHealth();
-    if (client === 'getVersion') return evm.getVersion();
-    if (client === 'getGenesisHash') return evm.getGenesisHash();
-    if (client === 'getBalance') return evm.getBalance(first as string, second as 'latest');
-    if (client === 'getChainId') return evm.getChainId();
-    if (client === 'getBlockNumber') return evm.getBlockNumber();
-    if (client === 'sendRawTransaction') return evm.sendRawTransaction(first as string);
-  }
-  throw new Error(`fixture ${fixture.name}: no typed call for ${String(client)}`);
+  return callTypedFixture(fixture, { sol: createSolanaClient(pool), evm: createEvmClient(pool) });
 }
 
 const successes = fixtures.filter((f) => f.expect?.['client'] !== undefined);
@@ -79,7 +60,7 @@ it('covers every fixture in fixtures/', () => {
 describe('success fixtures give the typed result in `expect`', () => {
   it.each(successes.map((f) => [f.name, f] as const))('%s', async (_, fixture) => {
     const result = await callTyped(fixture);
-    expect(result).toEqual(reviveBigints(fixture.expect?.['result']));
+    expect(result).toEqual(reviveExpected(fixture.expect?.['result']));
     expect(calls.map((c) => [c.method, c.params])).toEqual([[fixture.request.method, fixture.request.params]]);
     const cluster = fixture.expect?.['cluster'];
     if (typeof cluster === 'string') expect(solanaClusterOf(result as string)).toBe(cluster);

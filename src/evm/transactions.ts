@@ -1,0 +1,50 @@
+import type { RequestOptions } from '../pool/request-options.js';
+import { checkHash, invalidInput, type Hex } from './inputs.js';
+import type { EvmMethodContext } from './method-context.js';
+import { receiptSchema, transactionSchema, type EvmTransaction, type EvmTransactionReceipt } from './object-schemas.js';
+import { hash32Schema, parseResult } from './schemas.js';
+
+/** Result of `sendRawTransaction`: the transaction hash, lowercase `0x` + 64 hex digits. */
+export type SendRawTransactionReturnType = `0x${string}`;
+
+/** Typed transaction calls. */
+export interface EvmTransactionMethods {
+  /**
+   * `eth_sendRawTransaction` of signed bytes (`0x` + even-length hex, non-empty; else
+   * `INVALID_INPUT`, field `serializedTransaction`) → the transaction hash. The pool never
+   * resends it once it may have reached a node; on `AMBIGUOUS_DISPATCH` check the receipt,
+   * or use `sendAndWait`, which does.
+   */
+  sendRawTransaction(serializedTransaction: string, options?: RequestOptions): Promise<SendRawTransactionReturnType>;
+  /** `eth_getTransactionReceipt` → the receipt, or `null` while not mined (or unknown). */
+  getTransactionReceipt(hash: string, options?: RequestOptions): Promise<EvmTransactionReceipt | null>;
+  /** `eth_getTransactionByHash` → the transaction (pending ones have `blockNumber: null`), or `null`. */
+  getTransactionByHash(hash: string, options?: RequestOptions): Promise<EvmTransaction | null>;
+}
+
+const RAW_TRANSACTION = /^0x(?:[0-9a-fA-F]{2})+$/;
+
+export function checkRawTransaction(value: unknown): Hex {
+  if (typeof value !== 'string' || !RAW_TRANSACTION.test(value)) invalidInput('serializedTransaction', '0x and a non-empty, even number of hex digits');
+  return value as Hex;
+}
+
+export function createTransactionMethods({ requester }: EvmMethodContext): EvmTransactionMethods {
+  return {
+    async sendRawTransaction(serializedTransaction, options) {
+      const raw = checkRawTransaction(serializedTransaction);
+      const result = await requester.request('eth_sendRawTransaction', [raw], options);
+      return parseResult('eth_sendRawTransaction', hash32Schema, result);
+    },
+
+    async getTransactionReceipt(hash, options) {
+      const result = await requester.request('eth_getTransactionReceipt', [checkHash(hash, 'hash')], options);
+      return parseResult('eth_getTransactionReceipt', receiptSchema.nullable(), result);
+    },
+
+    async getTransactionByHash(hash, options) {
+      const result = await requester.request('eth_getTransactionByHash', [checkHash(hash, 'hash')], options);
+      return parseResult('eth_getTransactionByHash', transactionSchema.nullable(), result);
+    },
+  };
+}

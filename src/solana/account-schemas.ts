@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { isSolanaAddress } from './address.js';
+import { accountDataSchema, type AccountData } from './account-data.js';
+import { u64Schema } from './schemas.js';
+
+/** One account as the typed calls return it. */
+export interface AccountInfo {
+  /** Balance in lamports (u64, exact). */
+  readonly lamports: bigint;
+  /** The owning program (base58). */
+  readonly owner: string;
+  /** True for a program account. */
+  readonly executable: boolean;
+  /** u64; `U64_MAX` for rent-exempt accounts. */
+  readonly rentEpoch: bigint;
+  /** Bytes of data in the account, when the node reports it (it does since 1.17). */
+  readonly space?: bigint;
+  /** The data (bytes, or the node's parse with `jsonParsed`); only the slice with `dataSlice`. */
+  readonly data: AccountData;
+}
+
+/** A base58 address of 32 bytes in a result. */
+export const addressSchema = z.string().refine(isSolanaAddress, { message: 'expected a base58 address of 32 bytes' });
+
+/** One account object, data decoded under `maxDataBytes`. */
+export function accountInfoSchema(maxDataBytes: number) {
+  return z
+    .object({
+      lamports: u64Schema,
+      owner: addressSchema,
+      executable: z.boolean(),
+      rentEpoch: u64Schema,
+      space: u64Schema.optional(),
+      data: accountDataSchema(maxDataBytes),
+    })
+    .transform((account): AccountInfo => {
+      const { lamports, owner, executable, rentEpoch, space, data } = account;
+      return space === undefined ? { lamports, owner, executable, rentEpoch, data } : { lamports, owner, executable, rentEpoch, space, data };
+    });
+}
+
+/** `{ context: { slot }, value }` around any value schema. */
+export function withContext<S extends z.ZodType>(value: S) {
+  return z.object({ context: z.object({ slot: u64Schema }), value });
+}
+
+/** An account with its address, as `getProgramAccounts` and `getTokenAccountsByOwner` list them. */
+export interface KeyedAccountInfo {
+  readonly pubkey: string;
+  readonly account: AccountInfo;
+}
+
+export function keyedAccountSchema(maxDataBytes: number) {
+  return z.object({ pubkey: addressSchema, account: accountInfoSchema(maxDataBytes) });
+}

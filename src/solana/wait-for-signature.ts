@@ -1,0 +1,135 @@
+import { systemClock, type Clock } from '../clock.js';
+import { TransportError } from '../errors/transport-error.js';
+import type { RpcRequester } from '../pool/request-options.js';
+import type { ExpiryEvidence, SignaturePollSchedule } from './confirmation.js';
+import { checkCommitment, invalidInput, type SolanaCommitment } from './inputs.js';
+import { pollSignature } from './signature-polling.js';
+import { badPollScheduleField } from '../retry/poll-schedule.js';
+import { assertBlockhash } from './chain-state.js';
+import { assertSignature } from './transactions.js';
+import type { SignatureStatus, SolanaTransactionError } from './transaction-schemas.js';
+
+/** Options of `waitForSignature`. */
+export interface WaitForSignatureOptions {
+  /** The level to wait for. @default 'confirmed' */
+  readonly commitment?: SolanaCommitment;
+  /** Deadline for the whole wait, in ms; then the result is `unknown`. @default 90 000 (a blockhash lives ~60–90 s) */
+  readonly timeoutMs?: number;
+  /** From `getLatestBlockhash` with the transaction's blockhash: once the finalized block height passes it, the result is `expired`. */
+  readonly lastValidBlockHeight?: number | bigint;
+  /** The transaction's blockhash (base58): without `lastValidBlockHeight`, expiry is proven with `isBlockhashValid`. `sendAndConfirm` reads it from the wire bytes. */
+  readonly blockhash?: string;
+  /** Cancels the wait (`ABORTED`). */
+  readonly signal?: AbortSignal;
+  /** Poll intervals. @default { initialIntervalMs: 400, maxIntervalMs: 2 000, factor: 1.5 } */
+  readonly poll?: SignaturePollSchedule;
+  /** @default the real clock */
+  readonly clock?: Clock;
+}
+
+/**
+ * How a wait ended. `confirmed`: it landed at the commitment (`err` is non-null when it
+ * landed and failed on chain — it still paid its fee; do not send it again). `expired`:
+ * provably can never land — re-signing with a new blockhash is safe. `unknown`: the
+ * deadline came first — it may still land; do **not** re-sign, wait longer or until
+ * expiry is provable.
+ */
+export type WaitForSignatureReturnType =
+  | {
+      readonly status: 'confirmed';
+      readonly signature: string;
+      readonly slot: bigint;
+      readonly err: SolanaTransactionError | null;
+      readonly confirmationStatus: SolanaCommitment;
+    }
+  | {
+      readonly status: 'expired';
+      readonly signature: string;
+      readonly reason: 'block-height-exceeded' | 'blockhash-expired';
+      /** Slot of the finalized bank that proved it. */
+      readonly slot: bigint;
+      /** Finalized block height that passed `lastValidBlockHeight` (reason `block-height-exceeded`). */
+      readonly blockHeight?: bigint;
+    }
+  | {
+      readonly status: 'unknown';
+      readonly signature: string;
+      /** The last status seen (e.g. `processed` but not yet `confirmed`), or `null` if never seen. */
+      readonly lastStatus: SignatureStatus | null;
+      /** The last poll that failed, if any did. */
+      readonly lastError?: TransportError;
+    };
+
+/** Default deadline of `waitForSignature` and `sendAndConfirm`, in ms. */
+export const DEFAULT_CONFIRM_TIMEOUT_MS = 90_000;
+
+function checkTimeoutMs(value: unknown): number {
+  if (value === undefined) return DEFAULT_CONFIRM_TIMEOUT_MS;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) invalidInput('timeoutMs', 'a positive number of ms');
+  return value;
+}
+
+/** The validated options of a wait (`INVALID_INPUT` before anything is sent). */
+export function checkWaitOptions(options: WaitForSignatureOptions): {
+  readonly commitment: SolanaCommitment;
+  readonly timeoutMs: number;
+  readonly evidence: ExpiryEvidence | undefined;
+} {
+  const badPoll = badPollScheduleField(options.poll);
+  if (badPoll !== undefined) invalidInput(badPoll, 'a positive number (factor ≥ 1)');
+  return {
+    commitment: checkCommitment(options.commitment, 'commitment') ?? 'confirmed',
+    timeoutMs: checkTimeoutMs(options.timeoutMs),
+    evidence: evidenceOf(options),
+  };
+}
+
+function evidenceOf(options: WaitForSignatureOptions): ExpiryEvidence | undefined {
+  const { lastValidBlockHeight, blockhash } = options;
+  if (lastValidBlockHeight !== undefined) {
+    const ok = typeof lastValidBlockHeight === 'bigint' ? lastValidBlockHeight >= 0n : Number.isSafeInteger(lastValidBlockHeight) && lastValidBlockHeight >= 0;
+    if (!ok) invalidInput('lastValidBlockHeight', 'a non-negative integer');
+    return { kind: 'block-height', lastValidBlockHeight: BigInt(lastValidBlockHeight) };
+  }
+  if (blockhash !== undefined) {
+    assertBlockhash(blockhash);
+    return { kind: 'blockhash', blockhash, validAtSlot: undefined };
+  }
+  return undefined;
+}
+
+/**
+ * Waits until `signature` reaches `commitment`, its expiry is proven, or `timeoutMs`
+ * passes, by polling `getSignatureStatuses` on a growing interval (see
+ * `signature-polling.ts`). Inputs are validated before anything is sent.
+ *
+ * ```ts
+ * const outcome = await waitForSignature(pool, signature, { commitment: 'confirmed', lastValidBlockHeight });
+ * if (outcome.status === 'expired') resign(); // safe: it can never land
+ * ```
+ */
+export async function waitForSignature(
+  requester: RpcRequester,
+  signature: string,
+  options: WaitForSignatureOptions = {},
+): Promise<WaitForSignatureReturnType> {
+  assertSignature(signature);
+  const { commitment, timeoutMs, evidence } = checkWaitOptions(options);
+  const clock = options.clock ?? systemClock;
+  const { signal } = options;
+  try {
+    if (signal?.aborted === true) throw signal.reason;
+    return await pollSignature(requester, signature, {
+      commitment,
+      deadlineMs: clock.now() + timeoutMs,
+      timeoutMs,
+      evidence,
+      schedule: options.poll,
+      signal,
+      clock,
+    });
+  } catch (error) {
+    if (error instanceof TransportError || signal?.aborted !== true) throw error;
+    throw new TransportError('ABORTED', 'waitForSignature was aborted by the caller', { context: {}, cause: error });
+  }
+}
