@@ -52,6 +52,7 @@ export const endpointSchema = roleSettingsSchema.extend({
   kinds: z.array(kindName).min(1, 'must not be empty').optional(),
   roles: z.record(kindName, roleSettingsSchema).optional(),
   verifyChain: z.boolean({ error: 'must be a boolean' }).optional(),
+  maxBatchSize: positiveInt().optional(),
 });
 
 export const retrySettingsSchema = z
@@ -141,6 +142,12 @@ export const poolConfigSchema = z
           })
           .strict(),
       ])
+      .optional(),
+    coalesce: z.boolean({ error: 'must be a boolean' }).optional(),
+    batch: z
+      .union([z.literal(false), z.object({ waitMs: nonNegative().optional(), maxSize: positiveInt().optional() }).strict()], {
+        error: 'must be false or { waitMs?, maxSize? }',
+      })
       .optional(),
     executor: objectWith(['execute', 'close'], 'must have execute() and close()').optional(),
     clock: objectWith(['now', 'wallNow', 'setTimer'], 'must have now(), wallNow() and setTimer()').optional(),

@@ -2,6 +2,7 @@ import type { Clock, Random } from '../clock.js';
 import type { BalanceSettings } from '../balance/balancer.js';
 import type { HedgeSettings } from '../balance/hedge-policy.js';
 import type { HttpExecutor } from '../http/executor.js';
+import type { MicroBatchSettings } from '../batch/types.js';
 import type { RequestKind, RetryClass } from '../retry/causes.js';
 
 /** Admission settings of a role: one endpoint serving one request kind. */
@@ -44,6 +45,11 @@ export interface EndpointConfig extends RoleSettings {
    * endpoint that answers no reads (a send-only relay). @default true
    */
   readonly verifyChain?: boolean;
+  /**
+   * Most calls in one JSON-RPC batch request to this endpoint (`pool.batch`, micro-batches);
+   * larger batches are split. Providers cap it (some plans at 10 or 50). @default 100
+   */
+  readonly maxBatchSize?: number;
 }
 
 /**
@@ -112,6 +118,19 @@ export interface HttpTransportPoolOptions {
    * budget. @default { delayMs: 'auto', maxHedges: 1, budgetRatio: 0.1 }
    */
   readonly hedge?: HedgeSettings | false;
+  /**
+   * Coalescing: identical idempotent reads in flight at the same moment (same method,
+   * params, pin and `timeoutMs`, compared on the serialized body) share one request. Never
+   * for sends, unknown methods or filter polls; a call's `coalesce: false` opts it out.
+   * @default true
+   */
+  readonly coalesce?: boolean;
+  /**
+   * Micro-batching: idempotent reads made within `waitMs` (`0`: the same tick) go as one
+   * JSON-RPC batch of at most `maxSize` calls. Pinned calls and sends go alone. `false` or
+   * unset: off. @default off
+   */
+  readonly batch?: MicroBatchSettings | false;
   /** Largest accepted response body, in bytes (decoded). @default 16777216 (16 MiB) */
   readonly maxResponseBytes?: number;
   /**

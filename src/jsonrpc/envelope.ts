@@ -94,7 +94,15 @@ export function parseResponseEnvelope(text: string, expectedId: number): Respons
     return violation((first === LBRACE || first === LBRACKET) && isTruncated(text, start) ? 'truncated' : 'not-json');
   }
   if (Array.isArray(parsed)) return violation('batch-where-single');
-  if (typeof parsed !== 'object' || parsed === null) return violation('not-an-object');
+  return readResponseObject(parsed, expectedId);
+}
+
+/**
+ * Reads one parsed response object (a whole body, or one element of a batch answer) for
+ * the request with id `expectedId`.
+ */
+export function readResponseObject(parsed: unknown, expectedId: number): ResponseEnvelope {
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return violation('not-an-object');
   const body = parsed as Record<string, unknown>;
 
   // `error: null` next to a result is a common non-conformance, not an error.

@@ -24,7 +24,11 @@ import { HttpRequestPermit, permitRole, type PermitHost } from './permit.js';
 import { Hedging } from './hedged-attempt.js';
 import { askEndpoint } from './attempt.js';
 import { Balancer } from '../balance/balancer.js';
-import { runRequest } from './request-loop.js';
+import { runCall, runRequest } from './request-loop.js';
+import { runBatch } from './batch-request.js';
+import { SharedRequests } from './shared-requests.js';
+import { DEFAULT_MAX_BATCH_SIZE } from '../batch/rules.js';
+import type { BatchCall, BatchItemResult, BatchOptions } from '../batch/types.js';
 import type { AcquireOptions, PoolInternals, RetryAvoidance } from './internals.js';
 import type { RequestOptions, RpcRequester } from './request-options.js';
 import { buildSnapshot, type PoolSnapshot } from './snapshot.js';
@@ -91,6 +95,8 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       this.#endpoints.map((e) => e.url),
       this.#endpoints.flatMap((e) => Object.values(e.headers)),
     );
+    const maxBatchSizes = new Map(this.#endpoints.map((endpoint) => [endpoint.id, options.endpoints[endpoint.index]?.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE]));
+    let shared: SharedRequests | undefined;
     let id = 0;
     // Deterministic exploration: a credit, not a random draw, so the injected random's sequence (backoffs) is untouched.
     const exploreRatio = this.#balancer?.exploreRatio ?? 0;
@@ -121,6 +127,10 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       hedging: this.#hedging,
       tryHedgePermit: (kind, primary, signal) => pool.#tryHedgePermit(kind, primary, signal),
       observeLost: (role, elapsedMs) => pool.#balancer?.observeLost(role, elapsedMs, pool.#clock.now()),
+      maxBatchSize: (endpointId) => maxBatchSizes.get(endpointId) ?? DEFAULT_MAX_BATCH_SIZE,
+      get shared() {
+        return shared;
+      },
       nextExplores: () => {
         if (exploreRatio === 0) return false;
         exploreCredit += exploreRatio;
@@ -129,6 +139,9 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
         return true;
       },
     };
+    const coalesce = options.coalesce ?? true;
+    const microBatch = options.batch === undefined || options.batch === false ? undefined : options.batch;
+    if (coalesce || microBatch !== undefined) shared = new SharedRequests(this.#internals, (call, callOptions) => runCall(this.#internals, call, callOptions), coalesce, microBatch);
   }
 
   /**
@@ -137,6 +150,17 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
    */
   request(method: string, params: readonly unknown[] = [], options: RequestOptions = {}): Promise<unknown> {
     return runRequest(this.#internals, method, params, options);
+  }
+
+  /**
+   * Sends `calls` as JSON-RPC batches: one HTTP request per kind and endpoint (split above
+   * the endpoint's `maxBatchSize`), each item admitted as one token. Resolves with one
+   * result or `TransportError` per call, in order; items that failed retryably are sent
+   * again without the completed ones, and a request holding a send is never resent after
+   * it may have reached a node. Rejects only for invalid input (nothing is sent).
+   */
+  batch(calls: readonly BatchCall[], options: BatchOptions = {}): Promise<BatchItemResult[]> {
+    return runBatch(this.#internals, calls, options);
   }
 
   /** The kind and retry class the pool gives `method`: the built-in table plus the `methods` option. */
@@ -175,6 +199,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     this.#closedError = closedError();
     for (const group of this.#groups.values()) this.#admission.rejectAll(group, closedError);
     for (const attempt of [...this.#internals.cancelOnClose]) attempt.abortByCaller();
+    this.#internals.shared?.close(closedError);
     this.#closing = this.#internals.executor.close();
     return this.#closing;
   }

@@ -20,7 +20,20 @@ function invalidInput(field: string, message: string): TransportError<'INVALID_I
  * a condition of admission (failed endpoints are admissible only after it), so it never
  * delays failover to a healthy peer.
  */
-export async function runRequest(pool: PoolInternals, method: string, params: readonly unknown[], options: RequestOptions): Promise<unknown> {
+export function runRequest(pool: PoolInternals, method: string, params: readonly unknown[], options: RequestOptions): Promise<unknown> {
+  let call: CallContext;
+  try {
+    call = callOf(pool, method, params, options);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  // Idempotent reads may share a request (coalescing, micro-batching); a send never does.
+  if (call.retryClass === 'idempotent' && pool.shared !== undefined) return pool.shared.run(call, options);
+  return runCall(pool, call, options);
+}
+
+/** Validates and classifies one call; throws `INVALID_INPUT` before anything is sent. */
+function callOf(pool: PoolInternals, method: string, params: readonly unknown[], options: RequestOptions): CallContext {
   if (typeof method !== 'string' || method.length === 0) throw invalidInput('method', 'method must be a non-empty string');
   if (!Array.isArray(params)) throw invalidInput('params', 'params must be an array');
   let body: (id: number) => string;
@@ -30,12 +43,17 @@ export async function runRequest(pool: PoolInternals, method: string, params: re
     throw new TransportError('INVALID_INPUT', 'params must be JSON-serializable (bigint allowed)', { context: { field: 'params' }, cause: error });
   }
   const { kind, retryClass } = pool.classify(method, options);
+  // A send's id is computed once from its bytes: its answer must be that id, and its errors carry it.
+  const sentTransactionId = retryClass === 'never-after-dispatch' ? sentTransactionIdOf(method, params) : undefined;
+  return { method, params, kind, retryClass, attempts: [], redact: pool.redact, body, sentTransactionId };
+}
+
+/** Runs one call on its own request (its attempts, hedges and retries). */
+export async function runCall(pool: PoolInternals, call: CallContext, options: RequestOptions): Promise<unknown> {
+  const { kind, retryClass } = call;
   const { clock } = pool;
   const { signal } = options;
   const startedAt = clock.now();
-  // A send's id is computed once from its bytes: its answer must be that id, and its errors carry it.
-  const sentTransactionId = retryClass === 'never-after-dispatch' ? sentTransactionIdOf(method, params) : undefined;
-  const call: CallContext = { method, params, kind, retryClass, attempts: [], redact: pool.redact, body, sentTransactionId };
   // A caller that aborts in the same tick it made the call must see nothing sent.
   if (signal) await Promise.resolve();
   let failed: Set<string> | undefined;

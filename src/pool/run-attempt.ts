@@ -36,7 +36,7 @@ export interface RaceEntry {
  * The transport error reduced to its code: undici/DNS messages can name the host, and a
  * host may hide a key in a subdomain, so the original error is never kept.
  */
-function transportErrorOf(raw: RawOutcome): Error | undefined {
+export function transportErrorOf(raw: RawOutcome): Error | undefined {
   if (raw.type !== 'error') return undefined;
   const code = raw.code ?? raw.kind;
   return Object.assign(new Error(`transport ${raw.kind} failure (${code})`), { code });

@@ -1,0 +1,98 @@
+/**
+ * Calls that share a request (README "Batching and coalescing"): identical idempotent reads
+ * in flight together share one (coalescing, on by default), and with the pool's `batch`
+ * option idempotent reads made within `waitMs` go as one JSON-RPC batch. Sends, unknown
+ * methods and filter polls never share anything: each is its own request.
+ */
+import { MicroBatcher, type MicroBatchEntry } from '../batch/micro-batcher.js';
+import type { MicroBatchSettings } from '../batch/types.js';
+import { Coalescer } from '../coalesce/coalescer.js';
+import { SharedFlight } from '../coalesce/shared-flight.js';
+import type { TransportError } from '../errors/transport-error.js';
+import { abortedError } from './admission.js';
+import { runBatch } from './batch-request.js';
+import { failWhileWaiting } from './call-errors.js';
+import type { PoolInternals } from './internals.js';
+import type { RequestOptions } from './request-options.js';
+import type { CallContext } from './run-attempt.js';
+
+/** How a call runs on its own: the request loop, under `signal`. */
+export type RunAlone = (call: CallContext, options: RequestOptions) => Promise<unknown>;
+
+interface Waiting {
+  readonly call: CallContext;
+  readonly options: RequestOptions;
+}
+
+export class SharedRequests {
+  readonly #pool: PoolInternals;
+  readonly #runAlone: RunAlone;
+  readonly #coalescer: Coalescer | undefined;
+  readonly #batcher: MicroBatcher<Waiting> | undefined;
+
+  constructor(pool: PoolInternals, runAlone: RunAlone, coalesce: boolean, microBatch: MicroBatchSettings | undefined) {
+    this.#pool = pool;
+    this.#runAlone = runAlone;
+    this.#coalescer = coalesce ? new Coalescer() : undefined;
+    this.#batcher = microBatch === undefined ? undefined : new MicroBatcher(pool.clock, microBatch, (entries) => this.#sendMicroBatch(entries));
+  }
+
+  /** Calls that joined an identical read in flight instead of sending their own. */
+  get coalesced(): number {
+    return this.#coalescer?.joined ?? 0;
+  }
+
+  /** Runs an idempotent read: coalesced, micro-batched, or alone. */
+  run(call: CallContext, options: RequestOptions): Promise<unknown> {
+    const coalescer = this.#coalescer;
+    if (coalescer === undefined || options.coalesce === false) return this.#batchOrAlone(call, options, options.signal);
+    // Same body, same pin, same deadline, same kind: the same request (the id is not part of it).
+    const key = `${call.kind}\n${options.endpoint ?? ''}\n${options.timeoutMs ?? ''}\n${call.body(0)}`;
+    return coalescer.run(key, options.signal, (signal) => this.#batchOrAlone(call, options, signal), (signal) => this.#leaveError(call, signal));
+  }
+
+  /** pool.close(): calls still waiting for their micro-batch fail `POOL_CLOSED`. */
+  close(closedError: () => TransportError): void {
+    this.#batcher?.close(closedError);
+  }
+
+  #leaveError(call: CallContext, signal: AbortSignal): TransportError {
+    return failWhileWaiting(abortedError(signal), call, undefined);
+  }
+
+  #batchOrAlone(call: CallContext, options: RequestOptions, signal: AbortSignal | undefined): Promise<unknown> {
+    const own = signal === options.signal ? options : { ...options, signal };
+    // A pinned call or one with its own kind or retry class keeps its own request.
+    if (this.#batcher === undefined || options.endpoint !== undefined || options.kind !== undefined || options.retryClass !== undefined) return this.#runAlone(call, own);
+    return this.#batcher.add(`${call.kind}\n${options.timeoutMs ?? ''}`, { call, options: own }, signal, (aborted) => this.#leaveError(call, aborted));
+  }
+
+  /** One micro-batch: alone when it holds one call, else one `pool.batch` that each caller may leave. */
+  #sendMicroBatch(entries: readonly MicroBatchEntry<Waiting>[]): void {
+    if (entries.length === 1) {
+      const [entry] = entries as [MicroBatchEntry<Waiting>];
+      this.#runAlone(entry.call.call, entry.call.options).then(entry.resolve, entry.reject);
+      return;
+    }
+    const first = entries[0]!;
+    const { timeoutMs } = first.call.options;
+    // The batch's deadline counts from the first call: the wait for the others is part of it.
+    const left = timeoutMs === undefined ? undefined : Math.max(1, timeoutMs - (this.#pool.clock.now() - first.enqueuedAtMs));
+    const calls = entries.map((entry) => ({ method: entry.call.call.method, params: entry.call.call.params }));
+    const cancellable = entries.every((entry) => entry.signal !== undefined);
+    const flight = new SharedFlight((signal) => runBatch(this.#pool, calls, { timeoutMs: left, signal }), cancellable);
+    entries.forEach((entry, index) => {
+      flight
+        .join(
+          entry.signal,
+          (results) => {
+            const result = results[index]!;
+            if (!result.ok) throw result.error;
+            return result.result;
+          },
+          (signal) => this.#leaveError(entry.call.call, signal),
+        )
+        .then(entry.resolve, entry.reject);
+    });
+  }
+}
