@@ -1,5 +1,4 @@
 import { Connection, PublicKey } from '@solana/web3.js';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { eachItem, itemsOf } from '../helpers/batch-server.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPoolFetch } from '../../src/adapters/fetch.js';
