@@ -18,11 +18,13 @@ export class SharedFlight<T> {
   onCancel: (() => void) | undefined;
 
   /** Starts the work at once; `cancellable`: whether the first caller brings a signal. */
-  constructor(start: (signal: AbortSignal | undefined) => Promise<T>, cancellable: boolean) {
-    this.#controller = cancellable ? new AbortController() : undefined;
-    this.promise = start(this.#controller?.signal);
-    // Nobody may be listening when it fails after every caller left.
-    this.promise.catch(() => undefined);
+  constructor(start: (signal: AbortSignal | undefined) => Promise<T>, cancellable: boolean);
+  /** Shares work already started under `controller` (undefined: it cannot be cancelled). */
+  constructor(started: Promise<T>, controller: AbortController | undefined);
+  constructor(work: ((signal: AbortSignal | undefined) => Promise<T>) | Promise<T>, cancel: boolean | AbortController | undefined) {
+    this.#controller = typeof cancel === 'boolean' ? (cancel ? new AbortController() : undefined) : cancel;
+    // No handler of its own: the first caller holds this promise (`pin`), or `join` handles it.
+    this.promise = typeof work === 'function' ? work(this.#controller?.signal) : work;
   }
 
   /** Whether every caller left and the work was cancelled (a new caller must start afresh). */
@@ -30,10 +32,10 @@ export class SharedFlight<T> {
     return this.#controller?.signal.aborted === true;
   }
 
-  /** Waits for the work as a caller that never leaves, on the work's own promise (its value uncopied). */
-  pin(): Promise<T> {
+  /** Marks the work as awaited by a caller that never leaves (it is never cancelled); returns this flight. */
+  pinned(): this {
     this.#pinned = true;
-    return this.promise;
+    return this;
   }
 
   /**

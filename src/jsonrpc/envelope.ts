@@ -58,14 +58,22 @@ export function buildRequestBody(id: number, method: string, params?: unknown): 
  *
  * @throws TypeError when params are not JSON-representable (at creation, before any send).
  */
-export function createRequestBody(method: string, params?: unknown): (id: number) => string {
+export function createRequestBody(method: string, params?: unknown): RequestBodyWriter {
   const tail = `,"method":${JSON.stringify(method)}${params === undefined ? '' : `,"params":${stringifyJson(params)}`}}`;
-  return (id) => {
+  const write = (id: number) => {
     if (!Number.isSafeInteger(id) || id < 0) {
       throw new TypeError('JSON-RPC id must be a non-negative safe integer');
     }
     return `{"jsonrpc":"2.0","id":${id}${tail}`;
   };
+  (write as { tail?: string }).tail = tail;
+  return write as RequestBodyWriter;
+}
+
+/** Writes one request's body for a given id; `tail` is everything after the id (method and params), the same for every id. */
+export interface RequestBodyWriter {
+  (id: number): string;
+  readonly tail: string;
 }
 
 const errorObjectSchema = z.object({

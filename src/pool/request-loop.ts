@@ -1,6 +1,6 @@
 import { isTransportError, TransportError } from '../errors/transport-error.js';
 import { lookUpSend, sendLookupOf } from './reconcile.js';
-import { createRequestBody } from '../jsonrpc/envelope.js';
+import { createRequestBody, type RequestBodyWriter } from '../jsonrpc/envelope.js';
 import { sentTransactionIdOf } from '../jsonrpc/transaction-id.js';
 import { evaluateTransportRetry } from '../retry/evaluate.js';
 import { failWhileWaiting, finalError } from './call-errors.js';
@@ -36,7 +36,7 @@ export function runRequest(pool: PoolInternals, method: string, params: readonly
 function callOf(pool: PoolInternals, method: string, params: readonly unknown[], options: RequestOptions): CallContext {
   if (typeof method !== 'string' || method.length === 0) throw invalidInput('method', 'method must be a non-empty string');
   if (!Array.isArray(params)) throw invalidInput('params', 'params must be an array');
-  let body: (id: number) => string;
+  let body: RequestBodyWriter;
   try {
     body = createRequestBody(method, params);
   } catch (error) {
@@ -45,7 +45,7 @@ function callOf(pool: PoolInternals, method: string, params: readonly unknown[],
   const { kind, retryClass } = pool.classify(method, options);
   // A send's id is computed once from its bytes: its answer must be that id, and its errors carry it.
   const sentTransactionId = retryClass === 'never-after-dispatch' ? sentTransactionIdOf(method, params) : undefined;
-  return { method, params, kind, retryClass, attempts: [], redact: pool.redact, body, sentTransactionId };
+  return { method, params, kind, retryClass, attempts: [], redact: pool.redact, body, sentTransactionId, onSettled: undefined };
 }
 
 /** Runs one call on its own request (its attempts, hedges and retries). */
@@ -66,67 +66,72 @@ export async function runCall(pool: PoolInternals, call: CallContext, options: R
   budget?.deposit();
   let last: AttemptFailure | undefined;
   let deadlineMs = Number.POSITIVE_INFINITY;
-  for (let attempt = 1; ; attempt++) {
-    const acquireOptions: AcquireOptions = {
-      signal,
-      endpoint: options.endpoint,
-      timeoutMs: attempt > 1 ? deadlineMs - clock.now() : options.timeoutMs,
-    };
-    // Synchronous when a role admits at once: no promise hops on the common path.
-    let permit = pool.tryAcquire(kind, acquireOptions, avoid, explore && attempt === 1);
-    if (permit === undefined) {
-      try {
-        permit = await pool.acquire(kind, acquireOptions, avoid, explore && attempt === 1);
-      } catch (error) {
-        // No endpoint can take the retry before the deadline (a backoff or cooldown ends after
-        // it): the call failed for the last attempt's reason, and says so now.
-        if (last !== undefined && clock.now() < deadlineMs && isTransportError(error) && !pool.closedError()) {
-          if (error.code === 'RATE_LIMITED' || error.code === 'DEADLINE_EXCEEDED') {
-            throw finalError('no-time-to-retry', last, call, last.endpointId, deadlineMs - startedAt, undefined, error);
+  try {
+    for (let attempt = 1; ; attempt++) {
+      const acquireOptions: AcquireOptions = {
+        signal,
+        endpoint: options.endpoint,
+        timeoutMs: attempt > 1 ? deadlineMs - clock.now() : options.timeoutMs,
+      };
+      // Synchronous when a role admits at once: no promise hops on the common path.
+      let permit = pool.tryAcquire(kind, acquireOptions, avoid, explore && attempt === 1);
+      if (permit === undefined) {
+        try {
+          permit = await pool.acquire(kind, acquireOptions, avoid, explore && attempt === 1);
+        } catch (error) {
+          // No endpoint can take the retry before the deadline (a backoff or cooldown ends after
+          // it): the call failed for the last attempt's reason, and says so now.
+          if (last !== undefined && clock.now() < deadlineMs && isTransportError(error) && !pool.closedError()) {
+            if (error.code === 'RATE_LIMITED' || error.code === 'DEADLINE_EXCEEDED') {
+              throw finalError('no-time-to-retry', last, call, last.endpointId, deadlineMs - startedAt, undefined, error);
+            }
           }
+          throw failWhileWaiting(error, call, pool.closedError(), attempt > 1 ? deadlineMs - startedAt : undefined);
         }
-        throw failWhileWaiting(error, call, pool.closedError(), attempt > 1 ? deadlineMs - startedAt : undefined);
       }
+      if (attempt === 1) deadlineMs = permit.deadlineMs;
+      if (signal?.aborted || pool.closedError()) {
+        // Aborted between admission and the attempt: nothing was sent.
+        permit.release();
+        throw failWhileWaiting(undefined, call, pool.closedError());
+      }
+      // The common case (nothing to hedge to, or not hedgeable) skips the race's bookkeeping.
+      const round = hedgeable ? await attemptRound(pool, permit, call, attempt, signal) : undefined;
+      const failure = round === undefined ? ((await runAttempt(pool, permit, call, attempt, signal)) as AttemptResult) : round.outcome;
+      if (failure.ok) return failure.result;
+      const failedEndpointIds = round === undefined ? [failure.endpointId] : round.failedEndpointIds;
+      if (failure.cause === 'aborted') throw failWhileWaiting(undefined, call, pool.closedError());
+      const decision = evaluateTransportRetry({
+        cause: failure.cause,
+        dispatch: failure.dispatch,
+        retryClass,
+        attempt,
+        settings: pool.retry,
+        providerDelayMs: failure.providerDelayMs,
+        // Only "time is up" counts here: a retry on another endpoint starts at once, so only
+        // admission knows whether one can start before the deadline (it says so early when not).
+        remainingMs: clock.now() < deadlineMs ? Number.POSITIVE_INFINITY : 0,
+        random: pool.random,
+      });
+      if (!decision.retry) {
+        const reconciled = decision.reason === 'ambiguous-dispatch' ? await reconcile(pool, call, failure.endpointId, deadlineMs, signal) : undefined;
+        if (reconciled?.found) return reconciled.transactionId;
+        throw finalError(decision.reason, failure, call, failure.endpointId, deadlineMs - startedAt, reconciled?.lookups);
+      }
+      // Retries share the hedges' budget: an outage must not multiply the load on the endpoints left.
+      if (budget !== undefined && !budget.tryRetry(clock.now())) {
+        throw finalError('budget-exhausted', failure, call, failure.endpointId, deadlineMs - startedAt);
+      }
+      last = failure;
+      failed ??= new Set();
+      for (const endpointId of failedEndpointIds) failed.add(endpointId);
+      // Failing over to another endpoint is immediate; an endpoint that already failed this
+      // call is used again only after the backoff, and only when no other can admit.
+      avoid = { endpoints: failed, untilMs: clock.now() + decision.delayMs };
     }
-    if (attempt === 1) deadlineMs = permit.deadlineMs;
-    if (signal?.aborted || pool.closedError()) {
-      // Aborted between admission and the attempt: nothing was sent.
-      permit.release();
-      throw failWhileWaiting(undefined, call, pool.closedError());
-    }
-    // The common case (nothing to hedge to, or not hedgeable) skips the race's bookkeeping.
-    const round = hedgeable ? await attemptRound(pool, permit, call, attempt, signal) : undefined;
-    const failure = round === undefined ? ((await runAttempt(pool, permit, call, attempt, signal)) as AttemptResult) : round.outcome;
-    if (failure.ok) return failure.result;
-    const failedEndpointIds = round === undefined ? [failure.endpointId] : round.failedEndpointIds;
-    if (failure.cause === 'aborted') throw failWhileWaiting(undefined, call, pool.closedError());
-    const decision = evaluateTransportRetry({
-      cause: failure.cause,
-      dispatch: failure.dispatch,
-      retryClass,
-      attempt,
-      settings: pool.retry,
-      providerDelayMs: failure.providerDelayMs,
-      // Only "time is up" counts here: a retry on another endpoint starts at once, so only
-      // admission knows whether one can start before the deadline (it says so early when not).
-      remainingMs: clock.now() < deadlineMs ? Number.POSITIVE_INFINITY : 0,
-      random: pool.random,
-    });
-    if (!decision.retry) {
-      const reconciled = decision.reason === 'ambiguous-dispatch' ? await reconcile(pool, call, failure.endpointId, deadlineMs, signal) : undefined;
-      if (reconciled?.found) return reconciled.transactionId;
-      throw finalError(decision.reason, failure, call, failure.endpointId, deadlineMs - startedAt, reconciled?.lookups);
-    }
-    // Retries share the hedges' budget: an outage must not multiply the load on the endpoints left.
-    if (budget !== undefined && !budget.tryRetry(clock.now())) {
-      throw finalError('budget-exhausted', failure, call, failure.endpointId, deadlineMs - startedAt);
-    }
-    last = failure;
-    failed ??= new Set();
-    for (const endpointId of failedEndpointIds) failed.add(endpointId);
-    // Failing over to another endpoint is immediate; an endpoint that already failed this
-    // call is used again only after the backoff, and only when no other can admit.
-    avoid = { endpoints: failed, untilMs: clock.now() + decision.delayMs };
+  } finally {
+    // A coalesced request frees its key the moment it settles (no promise reaction on the hot path).
+    call.onSettled?.settled();
   }
 }
 

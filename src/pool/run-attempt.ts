@@ -1,4 +1,5 @@
 import type { AttemptRecord } from '../errors/transport-error.js';
+import type { RequestBodyWriter } from '../jsonrpc/envelope.js';
 import type { RawOutcome } from '../http/executor.js';
 import type { ClassifiedFailure, ClassifiedOutcome } from '../http/outcome.js';
 import type { RequestKind } from '../retry/causes.js';
@@ -12,7 +13,9 @@ export interface CallContext extends FailedCall, Exchanged {
   readonly kind: RequestKind;
   readonly attempts: AttemptRecord[];
   /** The request body for a given JSON-RPC id (params serialized once). */
-  readonly body: (id: number) => string;
+  readonly body: RequestBodyWriter;
+  /** Told once when the call's own request loop ends (coalescing frees the call's key). */
+  onSettled?: { settled(): void } | undefined;
 }
 
 /** A failed attempt, with its endpoint and a secret-free stand-in for the transport error (its code only). */

@@ -6,7 +6,7 @@
  */
 import { MicroBatcher, type MicroBatchEntry } from '../batch/micro-batcher.js';
 import type { MicroBatchSettings } from '../batch/types.js';
-import { Coalescer } from '../coalesce/coalescer.js';
+import { Coalescer, type CoalesceHost, type InFlight } from '../coalesce/coalescer.js';
 import { SharedFlight } from '../coalesce/shared-flight.js';
 import type { TransportError } from '../errors/transport-error.js';
 import { abortedError } from './admission.js';
@@ -24,7 +24,13 @@ interface Waiting {
   readonly options: RequestOptions;
 }
 
-export class SharedRequests {
+/** A call waiting to share a request: its context for the coalescer. */
+interface Sharing {
+  readonly call: CallContext;
+  readonly options: RequestOptions;
+}
+
+export class SharedRequests implements CoalesceHost<Sharing> {
   readonly #pool: PoolInternals;
   readonly #runAlone: RunAlone;
   readonly #coalescer: Coalescer | undefined;
@@ -45,10 +51,22 @@ export class SharedRequests {
   /** Runs an idempotent read: coalesced, micro-batched, or alone. */
   run(call: CallContext, options: RequestOptions): Promise<unknown> {
     const coalescer = this.#coalescer;
-    if (coalescer === undefined || options.coalesce === false) return this.#batchOrAlone(call, options, options.signal);
-    // Same body, same pin, same deadline, same kind: the same request (the id is not part of it).
-    const key = `${call.kind}\n${options.endpoint ?? ''}\n${options.timeoutMs ?? ''}\n${call.body(0)}`;
-    return coalescer.run(key, options.signal, (signal) => this.#batchOrAlone(call, options, signal), (signal) => this.#leaveError(call, signal));
+    if (coalescer === undefined || options.coalesce === false) return this.#batchOrAlone(call, options, options.signal, undefined);
+    // Same kind, pin and deadline (the scope), same request text after the id: the same request.
+    // The common scope is the kind itself: no string is built per call.
+    const common = options.endpoint === undefined && options.timeoutMs === undefined;
+    const scope = common ? call.kind : `${call.kind}\n${options.endpoint ?? ''}\n${options.timeoutMs ?? ''}`;
+    return coalescer.run(scope, common, call.body.tail, options.signal, this, { call, options });
+  }
+
+  /** @internal The coalescer starts a request. */
+  start(sharing: Sharing, signal: AbortSignal | undefined, entry: InFlight): Promise<unknown> {
+    return this.#batchOrAlone(sharing.call, sharing.options, signal, entry);
+  }
+
+  /** @internal A caller left a shared request (its signal aborted). */
+  leaveError(sharing: Sharing, signal: AbortSignal): TransportError {
+    return this.#leaveError(sharing.call, signal);
   }
 
   /** pool.close(): calls still waiting for their micro-batch fail `POOL_CLOSED`. */
@@ -60,13 +78,22 @@ export class SharedRequests {
     return failWhileWaiting(abortedError(signal), call, undefined);
   }
 
-  #batchOrAlone(call: CallContext, options: RequestOptions, signal: AbortSignal | undefined): Promise<unknown> {
+  /** `entry`: told when the request ends (the coalescer's key is free again). */
+  #batchOrAlone(call: CallContext, options: RequestOptions, signal: AbortSignal | undefined, entry: InFlight | undefined): Promise<unknown> {
     const own = signal === options.signal ? options : { ...options, signal };
     // A pinned call or one with its own kind or retry class keeps its own request.
-    if (this.#batcher === undefined || options.endpoint !== undefined || options.kind !== undefined || options.retryClass !== undefined) return this.#runAlone(call, own);
-    return this.#batcher.add(`${call.kind}\n${options.timeoutMs ?? ''}`, { call, options: own }, signal, (aborted) => this.#leaveError(call, aborted));
+    if (this.#batcher === undefined || options.endpoint !== undefined || options.kind !== undefined || options.retryClass !== undefined) {
+      // The request loop says when it ends: no promise reaction on the hot path.
+      call.onSettled = entry;
+      return this.#runAlone(call, own);
+    }
+    const batched = this.#batcher.add(`${call.kind}\n${options.timeoutMs ?? ''}`, { call, options: own }, signal, (aborted) => this.#leaveError(call, aborted));
+    if (entry !== undefined) {
+      const settled = () => entry.settled();
+      batched.then(settled, settled);
+    }
+    return batched;
   }
-
   /** One micro-batch: alone when it holds one call, else one `pool.batch` that each caller may leave. */
   #sendMicroBatch(entries: readonly MicroBatchEntry<Waiting>[]): void {
     if (entries.length === 1) {
