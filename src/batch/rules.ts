@@ -70,5 +70,22 @@ export function endpointVerdict(whole: boolean, outcomes: readonly ClassifiedOut
   return { type: 'success' };
 }
 
+/**
+ * Whether a whole-request answer to a batch of several items refuses the batch itself, not
+ * its items: a node without batch support reads the array as one bad request (-32600 /
+ * -32601 with no id), a gateway caps the size ("batch too large", HTTP 413). Both say the
+ * items were not processed, so they may go again in smaller requests: `too-large` halves the
+ * endpoint's batch size, `unsupported` sends its items one by one from then on.
+ */
+export function batchRefusal(outcome: ClassifiedOutcome): 'too-large' | 'unsupported' | undefined {
+  if (outcome.ok || outcome.dispatch !== 'rejected') return undefined;
+  if (outcome.status === 413) return 'too-large';
+  const message = outcome.rpcMessage ?? '';
+  const sizeWords = /too (large|many|big|long)|exceed|limit|max(imum)? (batch )?size/i.test(message);
+  if (outcome.rpcCode === -32600 || outcome.rpcCode === -32601) return sizeWords ? 'too-large' : 'unsupported';
+  if (/batch/i.test(message)) return sizeWords ? 'too-large' : 'unsupported';
+  return undefined;
+}
+
 /** Default largest number of items in one request to an endpoint (ethers' `batchMaxCount` is 100). */
 export const DEFAULT_MAX_BATCH_SIZE = 100;

@@ -128,6 +128,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       tryHedgePermit: (kind, primary, signal) => pool.#tryHedgePermit(kind, primary, signal),
       observeLost: (role, elapsedMs) => pool.#balancer?.observeLost(role, elapsedMs, pool.#clock.now()),
       maxBatchSize: (endpointId) => maxBatchSizes.get(endpointId) ?? DEFAULT_MAX_BATCH_SIZE,
+      limitBatchSize: (endpointId, limit) => maxBatchSizes.set(endpointId, Math.max(1, Math.min(limit, maxBatchSizes.get(endpointId) ?? limit))),
       get shared() {
         return shared;
       },

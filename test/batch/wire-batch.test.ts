@@ -71,15 +71,31 @@ describe('pool.batch: per-item attribution of a bad batch answer', () => {
     expect(pool.snapshot().roles.find((r) => r.endpointId === 'primary' && r.kind === 'read')?.availability).toBe('rate-limited');
   });
 
-  it('a single error object that is the node’s own answer (-32600, batch too large) fails every item with RPC_ERROR, not retried', async () => {
-    const primary = await startRpcServer((_r, { res }) => sendBody(res, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch too large' } })));
-    const peer = await startRpcServer(eachItem(echoMethod));
-    const results = await twoTierPool(primary.url, peer.url).batch([{ method: 'getSlot' }, { method: 'getEpochInfo' }]);
-    expect(results.map((r) => !r.ok && [r.error.code, r.error.rpcCode])).toEqual([
-      ['RPC_ERROR', -32600],
-      ['RPC_ERROR', -32600],
-    ]);
-    expect(peer.count()).toBe(0);
+  it('a node without batch support (-32600 to an array) gets the items one by one, and later batches too', async () => {
+    const node = await startRpcServer((request, exchange) =>
+      exchange.body.startsWith('[') ? sendBody(exchange.res, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } })) : echoMethod(request, exchange),
+    );
+    const pool = createPool({ endpoints: [{ id: 'a', url: node.url }] });
+    expect(values(await pool.batch([{ method: 'getSlot' }, { method: 'getEpochInfo' }]))).toEqual(['getSlot', 'getEpochInfo']);
+    expect(values(await pool.batch([{ method: 'getSlot' }, { method: 'getEpochInfo' }]))).toEqual(['getSlot', 'getEpochInfo']);
+    // One refused array, then single requests only.
+    expect(itemsOf(node).map((items) => items.length)).toEqual([2, 1, 1, 1, 1]);
+    expect(node.received.filter((r) => r.body.startsWith('['))).toHaveLength(1);
+  });
+
+  it('"batch too large" halves the endpoint’s batch size: a batch of 4 to a node capped at 2 is answered in full', async () => {
+    const capped: RpcHandler = (request, exchange) => {
+      const items = JSON.parse(exchange.body) as unknown;
+      if (Array.isArray(items) && items.length > 2) {
+        sendBody(exchange.res, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch size too large: max 2' } }));
+        return;
+      }
+      return eachItem(echoMethod)(request, exchange);
+    };
+    const limited = await startRpcServer(capped);
+    const results = await createPool({ endpoints: [{ id: 'a', url: limited.url }] }).batch(Array.from({ length: 4 }, (_, i) => slot(i)));
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(itemsOf(limited).map((items) => items.length)).toEqual([4, 2, 2]);
   });
 
   it('a wrong length: the item the answer left out is retried alone on the peer; the answered ones are never resent', async () => {
