@@ -6,7 +6,8 @@
  * sent again — alone or together in a new request, never with the completed ones.
  */
 import { attributeBatch, type BatchSlot } from '../batch/attribute.js';
-import { endpointVerdict, itemRetryClass, requestRetryClass } from '../batch/rules.js';
+import { batchRefusal, endpointVerdict, itemRetryClass, requestRetryClass } from '../batch/rules.js';
+import type { ClassifiedFailure } from '../http/outcome.js';
 import type { BatchCall, BatchItemResult, BatchOptions } from '../batch/types.js';
 import { isTransportError, TransportError, type AttemptRecord } from '../errors/transport-error.js';
 import { createRequestBody } from '../jsonrpc/envelope.js';
@@ -183,6 +184,18 @@ async function sendRequest(group: Group, permit: HttpRequestPermit, chunk: reado
     control.finish();
   }
   const latencyMs = clock.now() - started;
+  const refusal = chunk.length > 1 && attribution.whole ? batchRefusal(attribution.outcomes[0]!) : undefined;
+  if (refusal !== undefined) {
+    // The node refused the batch, not the calls: nothing was processed, so the items go again
+    // in smaller requests (no try spent, no fault recorded: the endpoint answered honestly).
+    permit.release();
+    pool.limitBatchSize(endpointId, refusal === 'unsupported' ? 1 : Math.floor(chunk.length / 2));
+    if (events.has('failure')) {
+      const failure = attribution.outcomes[0] as ClassifiedFailure;
+      events.emit('failure', { ...base(), cause: failure.cause, dispatch: failure.dispatch, status: failure.status, rpcCode: failure.rpcCode, latencyMs, detail: `batch-refused-${refusal}` });
+    }
+    return [...chunk];
+  }
   try {
     const verdict = endpointVerdict(attribution.whole, attribution.outcomes);
     if (verdict.type === 'success') {
