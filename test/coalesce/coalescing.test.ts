@@ -133,6 +133,29 @@ describe('coalescing identical reads', () => {
     expect(node.server.count()).toBe(2);
   });
 
+  it('after a joiner with a signal leaves a request whose first caller has none, a new identical call still joins it', async () => {
+    const node = await holdingNode('9');
+    const pool = createPool({ endpoints: [{ id: 'a', url: node.server.url }] });
+    const first = pool.request('getSlot', []);
+    const controller = new AbortController();
+    const leaving = pool.request('getSlot', [], { signal: controller.signal });
+    await until(() => node.held() === 1);
+    controller.abort();
+    await expect(leaving).rejects.toMatchObject({ code: 'ABORTED' });
+    const third = pool.request('getSlot', []);
+    await sleep(20);
+    node.release();
+    expect(await Promise.all([first, third])).toEqual([9, 9]);
+    expect([node.server.count(), node.cancelled()]).toEqual([1, 0]);
+  });
+
+  it('a read made after an identical one settled is sent afresh', async () => {
+    const server = await startRpcServer((request, { res }) => sendResult(res, request.id, String(server.count())));
+    const pool = createPool({ endpoints: [{ id: 'a', url: server.url }] });
+    expect(await pool.request('getSlot', [])).toBe(1);
+    expect(await pool.request('getSlot', [])).toBe(2);
+  });
+
   it('a caller without a signal keeps the request alive when the callers with signals leave', async () => {
     const node = await holdingNode('7');
     const pool = createPool({ endpoints: [{ id: 'a', url: node.server.url }] });
