@@ -62,8 +62,6 @@ export class InFlight {
 export class Coalescer {
   /** Requests per scope (kind, pin, deadline), then per request text: two look-ups of strings that exist already. */
   readonly #scopes = new Map<string, Map<string, InFlight>>();
-  /** Calls that joined a request already in flight (requests saved). */
-  joined = 0;
 
   /**
    * Starts the request for `key` in `scope`, or joins the one in flight. The first caller
@@ -75,7 +73,6 @@ export class Coalescer {
     if (table === undefined) this.#scopes.set(scope, (table = new Map()));
     const current = table.get(key);
     if (current !== undefined && !current.done && current.flight?.cancelled !== true) {
-      this.joined++;
       // The first caller had no signal: it never leaves, so the request is never cancelled.
       current.flight ??= new SharedFlight(current.promise!, undefined).pinned();
       return current.flight.join(signal, copyOf, (aborted) => host.leaveError(context, aborted));
@@ -101,10 +98,4 @@ export class Coalescer {
     if (!keepScope && table.size === 0 && this.#scopes.get(scope) === table) this.#scopes.delete(scope);
   }
 
-  /** Requests in flight that callers may join. */
-  get size(): number {
-    let size = 0;
-    for (const table of this.#scopes.values()) size += table.size;
-    return size;
-  }
 }

@@ -43,11 +43,6 @@ export class SharedRequests implements CoalesceHost<Sharing> {
     this.#batcher = microBatch === undefined ? undefined : new MicroBatcher(pool.clock, microBatch, (entries) => this.#sendMicroBatch(entries));
   }
 
-  /** Calls that joined an identical read in flight instead of sending their own. */
-  get coalesced(): number {
-    return this.#coalescer?.joined ?? 0;
-  }
-
   /** Runs an idempotent read: coalesced, micro-batched, or alone. */
   run(call: CallContext, options: RequestOptions): Promise<unknown> {
     const coalescer = this.#coalescer;

@@ -44,7 +44,7 @@ export function itemCount(server: RpcServer, method?: string): number {
 }
 
 /** Runs `handler` for one item and captures the body it would have sent (undefined when it sent nothing). */
-function answerOf(handler: RpcHandler, item: BodyItem, exchange: RpcExchange, body: string): Promise<string | undefined> {
+function answerOf(handler: RpcHandler, item: BodyItem, outer: ReceivedRequest, exchange: RpcExchange, body: string): Promise<string | undefined> {
   return new Promise((resolve) => {
     const stand = {
       headersSent: false,
@@ -53,7 +53,7 @@ function answerOf(handler: RpcHandler, item: BodyItem, exchange: RpcExchange, bo
       write: () => true,
       end: (text?: string) => resolve(text === undefined || text === '' ? undefined : String(text)),
     } as unknown as http.ServerResponse;
-    const request: ReceivedRequest = { ...item, path: '', headers: {}, body };
+    const request: ReceivedRequest = { ...item, path: outer.path, headers: outer.headers, body };
     Promise.resolve(handler(request, { ...exchange, res: stand })).catch(() => resolve(undefined));
   });
 }
@@ -66,7 +66,7 @@ export function eachItem(handler: RpcHandler, order: (answers: string[]) => stri
   return async (request, exchange) => {
     const parsed = parse(exchange.body);
     if (!Array.isArray(parsed)) return handler(request, exchange);
-    const answers = await Promise.all(parsed.map((value) => answerOf(handler, toItem(value), exchange, JSON.stringify(value))));
+    const answers = await Promise.all(parsed.map((value) => answerOf(handler, toItem(value), request, exchange, JSON.stringify(value))));
     const body = `[${order(answers.filter((text): text is string => text !== undefined)).join(',')}]`;
     exchange.res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     exchange.res.end(body);
