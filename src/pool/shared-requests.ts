@@ -19,12 +19,7 @@ import type { CallContext } from './run-attempt.js';
 /** How a call runs on its own: the request loop, under `signal`. */
 export type RunAlone = (call: CallContext, options: RequestOptions) => Promise<unknown>;
 
-interface Waiting {
-  readonly call: CallContext;
-  readonly options: RequestOptions;
-}
-
-/** A call waiting to share a request: its context for the coalescer. */
+/** A call waiting to share a request (its context for the coalescer and the micro-batcher). */
 interface Sharing {
   readonly call: CallContext;
   readonly options: RequestOptions;
@@ -34,7 +29,7 @@ export class SharedRequests implements CoalesceHost<Sharing> {
   readonly #pool: PoolInternals;
   readonly #runAlone: RunAlone;
   readonly #coalescer: Coalescer | undefined;
-  readonly #batcher: MicroBatcher<Waiting> | undefined;
+  readonly #batcher: MicroBatcher<Sharing> | undefined;
 
   constructor(pool: PoolInternals, runAlone: RunAlone, coalesce: boolean, microBatch: MicroBatchSettings | undefined) {
     this.#pool = pool;
@@ -90,9 +85,9 @@ export class SharedRequests implements CoalesceHost<Sharing> {
     return batched;
   }
   /** One micro-batch: alone when it holds one call, else one `pool.batch` that each caller may leave. */
-  #sendMicroBatch(entries: readonly MicroBatchEntry<Waiting>[]): void {
+  #sendMicroBatch(entries: readonly MicroBatchEntry<Sharing>[]): void {
     if (entries.length === 1) {
-      const [entry] = entries as [MicroBatchEntry<Waiting>];
+      const [entry] = entries as [MicroBatchEntry<Sharing>];
       this.#runAlone(entry.call.call, entry.call.options).then(entry.resolve, entry.reject);
       return;
     }
