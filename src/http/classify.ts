@@ -231,7 +231,7 @@ function classifyResponse(raw: RawResponse, ctx: ClassifyContext): ClassifiedOut
 }
 
 function classifySuccessStatus(raw: RawResponse, ctx: ClassifyContext): ClassifiedOutcome {
-  return classifyEnvelope(parseResponseEnvelope(raw.body, ctx.id), raw, () => raw.body, ctx);
+  return classifyEnvelope(parseResponseEnvelope(raw.body, ctx.id), raw, NO_ELEMENT, ctx);
 }
 
 /**
@@ -240,10 +240,14 @@ function classifySuccessStatus(raw: RawResponse, ctx: ClassifyContext): Classifi
  * capability errors). `raw` is the HTTP answer the element came in.
  */
 export function classifyBatchElement(element: unknown, raw: RawResponse, ctx: ClassifyContext): ClassifiedOutcome {
-  return classifyEnvelope(readResponseObject(element, ctx.id), raw, () => stringifyJson(element), ctx);
+  return classifyEnvelope(readResponseObject(element, ctx.id), raw, element, ctx);
 }
 
-function classifyEnvelope(envelope: ResponseEnvelope, raw: RawResponse, text: () => string, ctx: ClassifyContext): ClassifiedOutcome {
+/** Marks a whole-body answer (no batch element): its text is the body itself. */
+const NO_ELEMENT: unique symbol = Symbol('no batch element');
+
+/** `element`: the batch element classified, or {@link NO_ELEMENT} for a whole body (wording is read from its text only when needed). */
+function classifyEnvelope(envelope: ResponseEnvelope, raw: RawResponse, element: unknown, ctx: ClassifyContext): ClassifiedOutcome {
   const { status } = raw;
   switch (envelope.type) {
     case 'result':
@@ -257,7 +261,7 @@ function classifyEnvelope(envelope: ResponseEnvelope, raw: RawResponse, text: ()
     case 'violation': {
       // Plain-text and odd-shaped bodies still say what happened ("invalid api key").
       if (envelope.reason === 'not-json' || envelope.reason === 'malformed-error') {
-        const body = text();
+        const body = element === NO_ELEMENT ? raw.body : stringifyJson(element);
         if (hasRateLimitWording(body)) return failureOf('body-rate-limit', { status });
         if (hasAuthWording(body)) return failureOf('body-auth', { status });
       }
