@@ -85,7 +85,9 @@ describe('@solana/kit over kitTransport', () => {
     const rpc = createSolanaRpcFromTransport(kitTransport(createPool({ endpoints: [{ url: node.url }] })));
     const controller = new AbortController();
     const pending = rpc.getHealth().send({ abortSignal: controller.signal });
-    setTimeout(() => controller.abort(), 30);
+    // Abort once the node has the request (bounded wait, not a fixed delay: the machine may be busy).
+    for (let i = 0; i < 400 && node.count() === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
     expect(isTransportError(await rejectionOf(pending), 'ABORTED')).toBe(true);
     expect(node.count()).toBe(1);
   });
