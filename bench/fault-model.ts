@@ -28,6 +28,8 @@ export interface FaultServerConfig {
 export interface PortStats {
   /** Requests that reached the port (including those answered 429 or reset). */
   readonly received: number;
+  /** JSON-RPC calls received: each item of a batch counts (what a provider billing per call counts). */
+  readonly items: number;
   readonly rateLimited: number;
   readonly resets: number;
 }

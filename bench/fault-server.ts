@@ -24,6 +24,8 @@ interface PortState {
   fault: model.PortFault;
   down: boolean;
   received: number;
+  /** JSON-RPC calls received (a batch counts each item): what a provider billing per call counts. */
+  items: number;
   rateLimited: number;
   resets: number;
   windowStartMs: number;
@@ -138,6 +140,7 @@ function handle(state: PortState, req: IncomingMessage, res: ServerResponse, bod
     const lag = fault.type === 'lag' ? fault.blocks : 0;
     const one = (call: Call) =>
       envelope(call, answer(typeof call.method === 'string' ? call.method : '', Array.isArray(call.params) ? call.params : [], wrong, lag));
+    state.items += Array.isArray(parsed) ? parsed.length : 1;
     text = Array.isArray(parsed) ? `[${parsed.map(one).join(',')}]` : one(parsed);
   } catch {
     text = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}';
@@ -161,7 +164,7 @@ function handle(state: PortState, req: IncomingMessage, res: ServerResponse, bod
 function createPort(): PortState {
   const sockets = new Set<Socket>();
   const server = createServer({ keepAliveTimeout: 60_000 });
-  const state: PortState = { server, sockets, port: 0, fault: { type: 'normal' }, down: false, received: 0, rateLimited: 0, resets: 0, windowStartMs: 0, inWindow: 0, counter: 0 };
+  const state: PortState = { server, sockets, port: 0, fault: { type: 'normal' }, down: false, received: 0, items: 0, rateLimited: 0, resets: 0, windowStartMs: 0, inWindow: 0, counter: 0 };
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -201,7 +204,7 @@ async function setDown(state: PortState, down: boolean): Promise<void> {
 
 function resetStats(): void {
   ledger.clear();
-  for (const state of ports) Object.assign(state, { received: 0, rateLimited: 0, resets: 0, windowStartMs: 0, inWindow: 0, counter: 0 });
+  for (const state of ports) Object.assign(state, { received: 0, items: 0, rateLimited: 0, resets: 0, windowStartMs: 0, inWindow: 0, counter: 0 });
 }
 
 function stats(): model.FaultServerStats {
@@ -215,7 +218,7 @@ function stats(): model.FaultServerStats {
     duplicateSends += count - 1;
   }
   return {
-    ports: ports.map(({ received, rateLimited, resets }) => ({ received, rateLimited, resets })),
+    ports: ports.map(({ received, items, rateLimited, resets }) => ({ received, items, rateLimited, resets })),
     sendsProcessed,
     duplicatedPayloads,
     duplicateSends,

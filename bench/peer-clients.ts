@@ -20,6 +20,8 @@ export interface PeerClient {
 export const RAW = 'raw undici Pool.request';
 export const STURDY_ONE = 'sturdy-rpc, 1 endpoint';
 export const STURDY_FOUR = 'sturdy-rpc, 4 endpoints';
+export const STURDY_DISTINCT_OFF = 'sturdy-rpc, distinct reads, coalesce: false';
+export const STURDY_DISTINCT_ON = 'sturdy-rpc, distinct reads, coalescing on';
 
 const BODY = '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}';
 const network = Network.from(1);
@@ -28,13 +30,20 @@ const network = Network.from(1);
 export function createPeerClients(urls: readonly string[]): { clients: PeerClient[]; close(): Promise<void> } {
   const url = urls[0]!;
   const raw = new Pool(url, { connections: 64 });
-  const sturdyOne = new HttpTransportPool({ endpoints: [{ url, maxConcurrentRequests: 64 }], chain: 'evm' });
+  // Coalescing off: 64 loops of the same eth_blockNumber would share requests (no peer here coalesces).
+  const sturdyOne = new HttpTransportPool({ endpoints: [{ url, maxConcurrentRequests: 64 }], chain: 'evm', coalesce: false });
+  // The cost of the coalescing path when it saves nothing: every call distinct (its own address).
+  const sturdyDistinctOn = new HttpTransportPool({ endpoints: [{ url, maxConcurrentRequests: 64 }], chain: 'evm' });
+  const sturdyDistinctOff = new HttpTransportPool({ endpoints: [{ url, maxConcurrentRequests: 64 }], chain: 'evm', coalesce: false });
+  let distinct = 0;
+  const nextAddress = () => `0x${(distinct++ % 1_000_000).toString(16).padStart(40, '0')}`;
   const sturdyFour = new HttpTransportPool({
     // Each port stands for a different provider (on loopback they would share one operator).
     endpoints: urls.map((u, i) => ({ id: `e${i}`, url: u, operator: `op${i}`, maxConcurrentRequests: 64 })),
     chain: 'evm',
     reputation: {},
     concentration: { maxOperatorShare: 0.65 },
+    coalesce: false,
   });
   const viemHttp = createPublicClient({ transport: http(url, { batch: false }), cacheTime: 0 });
   const viemFallback = createPublicClient({ transport: fallback(urls.map((u) => http(u, { batch: false }))), cacheTime: 0 });
@@ -58,6 +67,8 @@ export function createPeerClients(urls: readonly string[]): { clients: PeerClien
     },
     { name: STURDY_ONE, note: '`pool.request`', call: () => sturdyOne.request('eth_blockNumber', []) },
     { name: STURDY_FOUR, note: 'reputation + cap on', call: () => sturdyFour.request('eth_blockNumber', []) },
+    { name: STURDY_DISTINCT_OFF, note: 'eth_getBalance, each call its own address', call: () => sturdyDistinctOff.request('eth_getBalance', [nextAddress(), 'latest']) },
+    { name: STURDY_DISTINCT_ON, note: 'eth_getBalance, each call its own address', call: () => sturdyDistinctOn.request('eth_getBalance', [nextAddress(), 'latest']) },
     { name: 'viem http', note: '`client.request`', call: () => viemHttp.request({ method: 'eth_blockNumber' }) },
     { name: 'viem fallback (4)', note: '`client.request`', call: () => viemFallback.request({ method: 'eth_blockNumber' }) },
     { name: 'ethers JsonRpcProvider', note: '`send`, batching off', call: () => ethersRpc.send('eth_blockNumber', []) },
@@ -71,7 +82,7 @@ export function createPeerClients(urls: readonly string[]): { clients: PeerClien
       ethersRpc.destroy();
       ethersFallback.destroy();
       for (const sub of ethersSubs) sub.destroy();
-      await Promise.all([raw.close(), sturdyOne.close(), sturdyFour.close()]);
+      await Promise.all([raw.close(), sturdyOne.close(), sturdyFour.close(), sturdyDistinctOn.close(), sturdyDistinctOff.close()]);
     },
   };
 }

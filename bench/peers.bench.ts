@@ -143,7 +143,7 @@ function mainTable(results: readonly PeerResult[], best: ReadonlyMap<string, Pee
 function peerTable(results: readonly PeerResult[], best: ReadonlyMap<string, PeerResult>): string {
   const rows: (string | number)[][] = [];
   for (const peer of results) {
-    if (peer.client === RAW || peer.client === STURDY_ONE || peer.client === STURDY_FOUR) continue;
+    if (peer.client === RAW || peer.client.startsWith('sturdy-rpc')) continue;
     const one = best.get(`${STURDY_ONE}@${peer.inFlight}`)!;
     const four = best.get(`${STURDY_FOUR}@${peer.inFlight}`)!;
     rows.push([

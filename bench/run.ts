@@ -1,13 +1,14 @@
 /**
  * `npm run bench`: every benchmark side by side in one run. Never part of `npm test`.
  * Pass `--json <file>` to also write the raw results, `--quick` for short runs (CI smoke),
- * `--only <section,…>` (admission, selection, json, peers, heap, faults, slow-node, bundle, health, observability) for a focused run,
+ * `--only <section,…>` (admission, selection, json, peers, heap, faults, slow-node, bundle, health, observability, batching) for a focused run,
  * `--rounds <n>` for more throughput rounds (the median ratio to raw undici steadies with more).
  */
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { benchAdmission } from './admission.bench.js';
 import { benchBundleSize } from './bundle-size.js';
+import { benchBatching } from './batching.bench.js';
 import { benchFaults } from './faults.bench.js';
 import { benchHealth } from './health.bench.js';
 import { benchHeap } from './heap.bench.js';
@@ -72,6 +73,9 @@ await section('health', 'Endpoint health: a lagging node, a restarted node', () 
 );
 await section('observability', 'Exporters on the no-fault path (Prometheus, OpenTelemetry) against the bare pool', () =>
   benchObservability(quick ? { durationMs: 400, rounds, warmupMs: 150 } : { durationMs: 600, rounds, warmupMs: 400 }),
+);
+await section('batching', 'Requests saved by coalescing and batching (bot workload, same loopback server)', () =>
+  benchBatching(quick ? { tasks: 32, rounds: 5, baseDelayMs: 5 } : { tasks: 64, rounds: 20, baseDelayMs: 5 }),
 );
 
 if (jsonPath) writeFileSync(jsonPath, JSON.stringify(results, null, 2));

@@ -32,8 +32,9 @@ export interface SturdyProviderOptions extends JsonRpcApiProviderOptions, PoolCa
  * await provider.getBalance(address);
  * ```
  *
- * - ethers' batches (concurrent calls it coalesces) become one pool call per request, with
- *   results in order; a batch holding a send is called as `never-after-dispatch` as a whole.
+ * - ethers' batches (calls within its `batchStallTime`, up to `batchMaxCount`) go to
+ *   `pool.batch`: one JSON-RPC batch on the wire, results in order, each item its own result
+ *   or error; a batch holding a send follows the send rule as a whole.
  * - A node's JSON-RPC error goes through ethers' own `getRpcError` (`NONCE_EXPIRED`,
  *   `CALL_EXCEPTION`, …). Any other pool failure rejects with the pool's `TransportError`
  *   itself: `isTransportError(e, 'AMBIGUOUS_DISPATCH')` means the transaction may have been

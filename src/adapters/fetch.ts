@@ -45,9 +45,10 @@ async function bodyText(request: Request | undefined, init: RequestInit | undefi
  * Creates a `fetch` that routes JSON-RPC through `pool`. The URL and headers of each
  * request are ignored: the pool's endpoints (with their own URLs and keys) serve it.
  *
- * - A POST with one request or a batch: each request becomes its own pool call
- *   (admission, deadline and retry rules of its own method); a batch holding any
- *   `never-after-dispatch` item is called as `never-after-dispatch` as a whole. The answer
+ * - A POST with one request: one pool call. A batch: one `pool.batch`, so one JSON-RPC
+ *   batch on the wire per endpoint (split above its `maxBatchSize`), each item with its
+ *   own result or error; a batch holding any `never-after-dispatch` item follows the send
+ *   rule as a whole (never resent after it may have reached a node). The answer
  *   is status 200 with one response object per request, in order, each with the caller's
  *   id (integers above 2^53 written exactly); notifications get no entry, and a payload of
  *   notifications only gets 204.

@@ -1,12 +1,13 @@
 /**
  * JSON-RPC payloads (one request or a batch) arriving through an adapter, run as pool calls.
  *
- * A batch is not forwarded as one HTTP body: each item is its own pool call, so each goes
- * through admission, the deadline and the retry rules of its own method, and may be served
- * by a different endpoint. One rule ties the items together: when any item is
- * `never-after-dispatch` (a send, a filter poll, an unknown method), every item is called
- * as `never-after-dispatch` — the caller sent them as one unit, and the batch must not be
- * half-replayed after a failure that may have reached a node.
+ * A batch goes to `pool.batch` and so stays a batch on the wire: one HTTP request per
+ * endpoint (split above its `maxBatchSize`), each item with its own result or error,
+ * retried alone when that is safe. A request holding any `never-after-dispatch` item (a
+ * send, a filter poll, an unknown method) follows the send rule as a whole — the caller sent
+ * the items as one unit, and it must not be half-replayed after a failure that may have
+ * reached a node. A requester without `batch` (a stub) gets one call per item, with the
+ * same rule applied through each item's retry class.
  */
 import { classifyMethod, type MethodOverrides } from '../jsonrpc/method-table.js';
 import type { JsonRpcErrorObject } from '../jsonrpc/envelope.js';
@@ -93,6 +94,7 @@ export function callEach(
   calls: readonly JsonRpcCall[],
   options: PoolCallOptions & { readonly signal?: AbortSignal | undefined },
 ): Promise<CallOutcome[]> {
+  if (calls.length > 1 && pool.batch !== undefined) return batchCalls(pool, calls, options);
   const classify = (method: string) => (options.methods === undefined ? pool.classifyMethod?.(method) : undefined) ?? classifyMethod(method, options.methods);
   const classes = calls.map((call) => classify(call.method).retryClass);
   const wholeBatchOnce = calls.length > 1 && classes.includes('never-after-dispatch');
@@ -108,6 +110,18 @@ export function callEach(
         (error: unknown): CallOutcome => ({ ok: false, error }),
       );
     }),
+  );
+}
+
+/** Runs the calls as one `pool.batch` (never rejects: a refused batch fails every item with the pool's error). */
+function batchCalls(pool: RpcRequester, calls: readonly JsonRpcCall[], options: PoolCallOptions & { readonly signal?: AbortSignal | undefined }): Promise<CallOutcome[]> {
+  const batchOptions = {
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+  };
+  return pool.batch!(calls.map((call) => ({ method: call.method, params: call.params })), batchOptions).then(
+    (results) => results.map((result): CallOutcome => (result.ok ? { ok: true, result: result.result } : { ok: false, error: result.error })),
+    (error: unknown) => calls.map((): CallOutcome => ({ ok: false, error })),
   );
 }
 

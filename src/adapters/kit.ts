@@ -33,7 +33,8 @@ export type KitRpcTransport = <TResponse>(config: KitTransportConfig) => Promise
  *   transport). Any other pool failure rejects with the `TransportError` itself, as kit's
  *   HTTP transport rejects on transport failures: `isTransportError(e, 'AMBIGUOUS_DISPATCH')`
  *   tells an ambiguous `sendTransaction` apart, and `e.signature` names the transaction.
- * - A batch (array payload): one response object per request, in order, with each id;
+ * - A batch (array payload): sent as one JSON-RPC batch through `pool.batch`; one response
+ *   object per request, in order, with each id;
  *   pool failures are error objects with code `POOL_FAILURE_RPC_CODE` and `data.sturdyCode`.
  * - `signal` cancels the pool call (the error is `ABORTED`, or `AMBIGUOUS_DISPATCH` when
  *   the request had already been written).

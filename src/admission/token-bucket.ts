@@ -43,6 +43,17 @@ export class TokenBucket {
     return this.tokens >= 1 - EPSILON ? 0 : (1 - this.tokens) / this.tokensPerMs;
   }
 
+  /**
+   * Takes `count` more tokens for work already admitted (a batch's other items), going into
+   * debt when the bucket holds fewer: the next take waits until the debt is paid back, so
+   * the rate over time counts every item, as providers do.
+   */
+  charge(count: number, nowMs: number): void {
+    if (!(count > 0)) return;
+    this.refill(nowMs);
+    this.tokens -= count;
+  }
+
   /** Takes one token if available; returns true on success. */
   tryTake(nowMs: number): boolean {
     this.refill(nowMs);

@@ -54,6 +54,7 @@ export const endpointSchema = roleSettingsSchema.extend({
   roles: z.record(kindName, roleSettingsSchema).optional(),
   verifyChain: z.boolean({ error: 'must be a boolean' }).optional(),
   archival: z.boolean({ error: 'must be a boolean' }).optional(),
+  maxBatchSize: positiveInt().optional(),
 });
 
 export const retrySettingsSchema = z
@@ -145,6 +146,12 @@ export const poolConfigSchema = z
       ])
       .optional(),
     health: z.union([z.literal(false), healthSettingsSchema]).optional(),
+    coalesce: z.boolean({ error: 'must be a boolean' }).optional(),
+    batch: z
+      .union([z.literal(false), z.object({ waitMs: nonNegative().optional(), maxSize: positiveInt().optional() }).strict()], {
+        error: 'must be false or { waitMs?, maxSize? }',
+      })
+      .optional(),
     executor: objectWith(['execute', 'close'], 'must have execute() and close()').optional(),
     logger: objectWith(['debug', 'info', 'warn', 'error'], 'must have debug(), info(), warn() and error()').optional(),
     clock: objectWith(['now', 'wallNow', 'setTimer'], 'must have now(), wallNow() and setTimer()').optional(),

@@ -4,6 +4,7 @@ import type { HedgeSettings } from '../balance/hedge-policy.js';
 import type { HealthSettings } from '../health/config.js';
 import type { HttpExecutor } from '../http/executor.js';
 import type { PoolLogger } from '../logging/pool-logger.js';
+import type { MicroBatchSettings } from '../batch/types.js';
 import type { RequestKind, RetryClass } from '../retry/causes.js';
 
 /** Admission settings of a role: one endpoint serving one request kind. */
@@ -52,6 +53,11 @@ export interface EndpointConfig extends RoleSettings {
    * (unless no other endpoint is left). Unset: learned from answers. @default undefined (learned)
    */
   readonly archival?: boolean;
+  /**
+   * Most calls in one JSON-RPC batch request to this endpoint (`pool.batch`, micro-batches);
+   * larger batches are split. Providers cap it (some plans at 10 or 50). @default 100
+   */
+  readonly maxBatchSize?: number;
 }
 
 /**
@@ -128,6 +134,19 @@ export interface HttpTransportPoolOptions {
    * @default { syncAllowance: 100 slots / 16 blocks, probeIntervalMs: 10000, probeAll: false, chainRecheckMs: 600000, historicalDepth: 128 }
    */
   readonly health?: HealthSettings | false;
+  /**
+   * Coalescing: identical idempotent reads in flight at the same moment (same method,
+   * params, pin and `timeoutMs`, compared on the serialized body) share one request. Never
+   * for sends, unknown methods or filter polls; a call's `coalesce: false` opts it out.
+   * @default true
+   */
+  readonly coalesce?: boolean;
+  /**
+   * Micro-batching: idempotent reads made within `waitMs` (`0`: the same tick) go as one
+   * JSON-RPC batch of at most `maxSize` calls. Pinned calls and sends go alone. `false` or
+   * unset: off. @default off
+   */
+  readonly batch?: MicroBatchSettings | false;
   /** Largest accepted response body, in bytes (decoded). @default 16777216 (16 MiB) */
   readonly maxResponseBytes?: number;
   /**

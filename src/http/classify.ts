@@ -15,7 +15,8 @@
 import type { DispatchState, FailureCause } from '../retry/causes.js';
 import type { ReputationSignalKind } from '../reputation/signals.js';
 import { parseRetryAfter } from '../retry/retry-after.js';
-import { parseResponseEnvelope, type JsonRpcErrorObject } from '../jsonrpc/envelope.js';
+import { parseResponseEnvelope, readResponseObject, type JsonRpcErrorObject, type ResponseEnvelope } from '../jsonrpc/envelope.js';
+import { stringifyJson } from '../jsonrpc/exact-json.js';
 import {
   hasAuthWording,
   hasRateLimitWording,
@@ -116,6 +117,11 @@ export const RULES = {
   'invalid-request': row('request', 'rejected', 'none', false),
   // The chain guard's check got a well-formed JSON-RPC answer that is no chain id or hash at all
   'chain-check-invalid': row('invalid-response', 'completed', 'critical', true, true),
+  // Batch answers (README "Batching and coalescing"): an item the answer leaves out, answers
+  // twice, or an answer that is no array at all. The node read the batch, so each is ambiguous.
+  'batch-missing-item': row('invalid-response', AMBIGUOUS, 'critical', true, true),
+  'batch-duplicate-id': row('invalid-response', AMBIGUOUS, 'critical', true, true),
+  'batch-not-array': row('invalid-response', AMBIGUOUS, 'critical', true, true),
 } as const satisfies Record<string, Rule>;
 
 export type OutcomeDetail = keyof typeof RULES;
@@ -154,7 +160,7 @@ export function classifyOutcome(raw: RawOutcome, ctx: ClassifyContext): Classifi
 }
 
 type RawError = Extract<RawOutcome, { type: 'error' }>;
-type RawResponse = Extract<RawOutcome, { type: 'response' }>;
+export type RawResponse = Extract<RawOutcome, { type: 'response' }>;
 
 function classifyTransportError(raw: RawError, ctx: ClassifyContext): ClassifiedFailure {
   const fields = { status: raw.status, dispatched: raw.dispatched };
@@ -230,8 +236,24 @@ function classifyResponse(raw: RawResponse, ctx: ClassifyContext): ClassifiedOut
 }
 
 function classifySuccessStatus(raw: RawResponse, ctx: ClassifyContext): ClassifiedOutcome {
+  return classifyEnvelope(parseResponseEnvelope(raw.body, ctx.id), raw, NO_ELEMENT, ctx);
+}
+
+/**
+ * Classifies one element of a 2xx batch answer as if it were the whole answer to the item
+ * with id `ctx.id` (same rules as a single call: empty results, a send's id, rate-limit and
+ * capability errors). `raw` is the HTTP answer the element came in.
+ */
+export function classifyBatchElement(element: unknown, raw: RawResponse, ctx: ClassifyContext): ClassifiedOutcome {
+  return classifyEnvelope(readResponseObject(element, ctx.id), raw, element, ctx);
+}
+
+/** Marks a whole-body answer (no batch element): its text is the body itself. */
+const NO_ELEMENT: unique symbol = Symbol('no batch element');
+
+/** `element`: the batch element classified, or {@link NO_ELEMENT} for a whole body (wording is read from its text only when needed). */
+function classifyEnvelope(envelope: ResponseEnvelope, raw: RawResponse, element: unknown, ctx: ClassifyContext): ClassifiedOutcome {
   const { status } = raw;
-  const envelope = parseResponseEnvelope(raw.body, ctx.id);
   switch (envelope.type) {
     case 'result':
       if (isUnexpectedEmptyResult(ctx.method, envelope.result)) return failureOf('empty-result', { status });
@@ -244,8 +266,9 @@ function classifySuccessStatus(raw: RawResponse, ctx: ClassifyContext): Classifi
     case 'violation': {
       // Plain-text and odd-shaped bodies still say what happened ("invalid api key").
       if (envelope.reason === 'not-json' || envelope.reason === 'malformed-error') {
-        if (hasRateLimitWording(raw.body)) return failureOf('body-rate-limit', { status });
-        if (hasAuthWording(raw.body)) return failureOf('body-auth', { status });
+        const body = element === NO_ELEMENT ? raw.body : stringifyJson(element);
+        if (hasRateLimitWording(body)) return failureOf('body-rate-limit', { status });
+        if (hasAuthWording(body)) return failureOf('body-auth', { status });
       }
       return failureOf(envelope.reason, { status });
     }

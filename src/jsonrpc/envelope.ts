@@ -58,14 +58,22 @@ export function buildRequestBody(id: number, method: string, params?: unknown): 
  *
  * @throws TypeError when params are not JSON-representable (at creation, before any send).
  */
-export function createRequestBody(method: string, params?: unknown): (id: number) => string {
+export function createRequestBody(method: string, params?: unknown): RequestBodyWriter {
   const tail = `,"method":${JSON.stringify(method)}${params === undefined ? '' : `,"params":${stringifyJson(params)}`}}`;
-  return (id) => {
+  const write = (id: number) => {
     if (!Number.isSafeInteger(id) || id < 0) {
       throw new TypeError('JSON-RPC id must be a non-negative safe integer');
     }
     return `{"jsonrpc":"2.0","id":${id}${tail}`;
   };
+  (write as { tail?: string }).tail = tail;
+  return write as RequestBodyWriter;
+}
+
+/** Writes one request's body for a given id; `tail` is everything after the id (method and params), the same for every id. */
+export interface RequestBodyWriter {
+  (id: number): string;
+  readonly tail: string;
 }
 
 const errorObjectSchema = z.object({
@@ -94,7 +102,15 @@ export function parseResponseEnvelope(text: string, expectedId: number): Respons
     return violation((first === LBRACE || first === LBRACKET) && isTruncated(text, start) ? 'truncated' : 'not-json');
   }
   if (Array.isArray(parsed)) return violation('batch-where-single');
-  if (typeof parsed !== 'object' || parsed === null) return violation('not-an-object');
+  return readResponseObject(parsed, expectedId);
+}
+
+/**
+ * Reads one parsed response object (a whole body, or one element of a batch answer) for
+ * the request with id `expectedId`.
+ */
+export function readResponseObject(parsed: unknown, expectedId: number): ResponseEnvelope {
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return violation('not-an-object');
   const body = parsed as Record<string, unknown>;
 
   // `error: null` next to a result is a common non-conformance, not an error.

@@ -124,25 +124,41 @@ export interface Exchanged {
  * gives an ambiguous failure.
  */
 export async function exchange(pool: PoolInternals, control: AttemptControl, exchanged: Exchanged, avoidStaleSockets: boolean): Promise<ClassifiedOutcome> {
-  const { body } = exchanged;
-  const { clock } = pool;
   const id = pool.nextId();
-  const cancellation = control.cancellation;
   let raw: RawOutcome;
   try {
-    raw = await pool.executor.execute(new AttemptRequest(control.target, body(id), cancellation, pool.maxResponseBytes, avoidStaleSockets));
+    raw = await pool.executor.execute(new AttemptRequest(control.target, exchanged.body(id), control.cancellation, pool.maxResponseBytes, avoidStaleSockets));
   } catch (error) {
-    // A custom executor broke its contract by throwing; treat it as an ambiguous failure.
-    raw = { type: 'error', kind: control.abortReason === undefined ? 'other' : 'aborted', dispatched: true, error };
+    raw = thrownOutcome(control, error);
   }
   control.raw = raw;
-  const context = new AttemptContext(exchanged, id, control.abortReason, clock);
+  const context = new AttemptContext(exchanged, id, control.abortReason, pool.clock);
   try {
     return classifyOutcome(raw, context);
   } catch (error) {
     // A custom executor returned a malformed outcome: an ambiguous failure, like a throw.
     return classifyOutcome({ type: 'error', kind: 'other', dispatched: true, error }, context);
   }
+}
+
+/**
+ * Sends `body` on the attempt's endpoint and returns the raw outcome (also left on
+ * `control`). Never throws: a custom executor that throws gives an ambiguous failure.
+ */
+export async function sendRaw(pool: PoolInternals, control: AttemptControl, body: string, avoidStaleSockets: boolean): Promise<RawOutcome> {
+  let raw: RawOutcome;
+  try {
+    raw = await pool.executor.execute(new AttemptRequest(control.target, body, control.cancellation, pool.maxResponseBytes, avoidStaleSockets));
+  } catch (error) {
+    raw = thrownOutcome(control, error);
+  }
+  control.raw = raw;
+  return raw;
+}
+
+/** A custom executor broke its contract by throwing: an ambiguous failure. */
+function thrownOutcome(control: AttemptControl, error: unknown): RawOutcome {
+  return { type: 'error', kind: control.abortReason === undefined ? 'other' : 'aborted', dispatched: true, error };
 }
 
 /** The chain guard's question (or a health probe) to one endpoint, outside admission, under the role's `requestTimeoutMs`. */

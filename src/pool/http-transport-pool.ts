@@ -25,8 +25,12 @@ import { HttpRequestPermit, permitRole, type PermitHost } from './permit.js';
 import { Hedging } from './hedged-attempt.js';
 import { askEndpoint } from './attempt.js';
 import { Balancer } from '../balance/balancer.js';
-import { observedRequest, runRequest } from './request-loop.js';
+import { observedRequest, runCall, runRequest } from './request-loop.js';
 import { CallObservers, OBSERVE_CALLS, type CallLabeler, type CallObserver } from './call-observer.js';
+import { runBatch } from './batch-request.js';
+import { SharedRequests } from './shared-requests.js';
+import { DEFAULT_MAX_BATCH_SIZE } from '../batch/rules.js';
+import type { BatchCall, BatchItemResult, BatchOptions } from '../batch/types.js';
 import type { AcquireOptions, PoolInternals, RetryAvoidance } from './internals.js';
 import type { RequestOptions, RpcRequester } from './request-options.js';
 import { buildSnapshot, type PoolSnapshot } from './snapshot.js';
@@ -116,6 +120,8 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       this.#endpoints.map((e) => e.url),
       this.#endpoints.flatMap((e) => Object.values(e.headers)),
     );
+    const maxBatchSizes = new Map(this.#endpoints.map((endpoint) => [endpoint.id, options.endpoints[endpoint.index]?.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE]));
+    let shared: SharedRequests | undefined;
     let id = 0;
     // Deterministic exploration: a credit, not a random draw, so the injected random's sequence (backoffs) is untouched.
     const exploreRatio = this.#balancer?.exploreRatio ?? 0;
@@ -151,6 +157,11 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       hedging: this.#hedging,
       tryHedgePermit: (kind, primary, signal) => pool.#tryHedgePermit(kind, primary, signal),
       observeLost: (role, elapsedMs) => pool.#balancer?.observeLost(role, elapsedMs, pool.#clock.now()),
+      maxBatchSize: (endpointId) => maxBatchSizes.get(endpointId) ?? DEFAULT_MAX_BATCH_SIZE,
+      limitBatchSize: (endpointId, limit) => maxBatchSizes.set(endpointId, Math.max(1, Math.min(limit, maxBatchSizes.get(endpointId) ?? limit))),
+      get shared() {
+        return shared;
+      },
       nextExplores: () => {
         if (exploreRatio === 0) return false;
         exploreCredit += exploreRatio;
@@ -159,6 +170,9 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
         return true;
       },
     };
+    const coalesce = options.coalesce ?? true;
+    const microBatch = options.batch === undefined || options.batch === false ? undefined : options.batch;
+    if (coalesce || microBatch !== undefined) shared = new SharedRequests(this.#internals, (call, callOptions) => runCall(this.#internals, call, callOptions), coalesce, microBatch);
   }
 
   /**
@@ -174,6 +188,17 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   /** @internal The exporters' hook (see `pool/call-observer.ts`); returns the function that removes `observer`. */
   [OBSERVE_CALLS]<S>(observer: CallObserver<S>): () => void {
     return this.#observers.add(observer);
+  }
+
+  /**
+   * Sends `calls` as JSON-RPC batches: one HTTP request per kind and endpoint (split above
+   * the endpoint's `maxBatchSize`), each item admitted as one token. Resolves with one
+   * result or `TransportError` per call, in order; items that failed retryably are sent
+   * again without the completed ones, and a request holding a send is never resent after
+   * it may have reached a node. Rejects only for invalid input (nothing is sent).
+   */
+  batch(calls: readonly BatchCall[], options: BatchOptions = {}): Promise<BatchItemResult[]> {
+    return runBatch(this.#internals, calls, options);
   }
 
   /** The kind and retry class the pool gives `method`: the built-in table plus the `methods` option. */
@@ -223,6 +248,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     this.#endpointHealth.close();
     for (const group of this.#groups.values()) this.#admission.rejectAll(group, closedError);
     for (const attempt of [...this.#internals.cancelOnClose]) attempt.abortByCaller();
+    this.#internals.shared?.close(closedError);
     const stops = [...this.#onClose].map((stop) => stop());
     this.#onClose.clear();
     this.#closing = Promise.all([this.#internals.executor.close(), ...stops]).then(() => undefined);

@@ -16,6 +16,7 @@ import type { Hedging } from './hedged-attempt.js';
 import type { HttpRequestPermit } from './permit.js';
 import type { ReconcileSettings } from './reconcile.js';
 import type { RequestOptions } from './request-options.js';
+import type { SharedRequests } from './shared-requests.js';
 
 /** Options of `acquireForMethod` / `acquireForRequestKind`. */
 export interface AcquireOptions {
@@ -69,4 +70,10 @@ export interface PoolInternals {
   tryHedgePermit(kind: RequestKind, primary: HttpRequestPermit, signal: AbortSignal | undefined): HttpRequestPermit | undefined;
   /** An attempt on `role` lost a hedge race and was cancelled after `elapsedMs`. */
   observeLost(role: RoleState, elapsedMs: number): void;
+  /** Most items in one batch request to `endpointId` (its `maxBatchSize`, or less once it refused a batch). */
+  maxBatchSize(endpointId: string): number;
+  /** `endpointId` refused a batch: at most `limit` items per request to it from now on. */
+  limitBatchSize(endpointId: string, limit: number): void;
+  /** Coalescing and micro-batching of idempotent reads; undefined when both are off. */
+  readonly shared: SharedRequests | undefined;
 }

@@ -1,3 +1,4 @@
+import type { BatchCall, BatchItemResult, BatchOptions } from '../batch/types.js';
 import type { MethodClassification } from '../config/types.js';
 import type { RequestKind, RetryClass } from '../retry/causes.js';
 
@@ -13,6 +14,11 @@ export interface RequestOptions {
   readonly kind?: RequestKind | undefined;
   /** Override the retry class from the method table. */
   readonly retryClass?: RetryClass | undefined;
+  /**
+   * Share the request of an identical idempotent read already in flight (same method,
+   * params, pin and `timeoutMs`). `false`: this call sends its own. @default the pool's `coalesce` (true)
+   */
+  readonly coalesce?: boolean | undefined;
 }
 
 /**
@@ -23,4 +29,6 @@ export interface RpcRequester {
   request(method: string, params: readonly unknown[], options?: RequestOptions): Promise<unknown>;
   /** How this requester classifies a method (its method table plus the user's `methods`), when it can tell. */
   classifyMethod?(method: string): MethodClassification;
+  /** Sends calls as JSON-RPC batches with per-item results, when the requester can (adapters use it for batches). */
+  batch?(calls: readonly BatchCall[], options?: BatchOptions): Promise<BatchItemResult[]>;
 }

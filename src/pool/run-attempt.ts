@@ -1,4 +1,5 @@
 import type { AttemptRecord } from '../errors/transport-error.js';
+import type { RequestBodyWriter } from '../jsonrpc/envelope.js';
 import type { RawOutcome } from '../http/executor.js';
 import type { ClassifiedFailure, ClassifiedOutcome } from '../http/outcome.js';
 import type { HistoricalRead } from '../health/historical.js';
@@ -14,11 +15,13 @@ export interface CallContext extends FailedCall, Exchanged {
   readonly kind: RequestKind;
   readonly attempts: AttemptRecord[];
   /** The request body for a given JSON-RPC id (params serialized once). */
-  readonly body: (id: number) => string;
+  readonly body: RequestBodyWriter;
   /** Set when the call reads historical data (archival routing and learning). */
   readonly historical: HistoricalRead | undefined;
   /** Exporters watching this call (undefined when nobody observes). */
   readonly observation?: CallObservation | undefined;
+  /** Told once when the call's own request loop ends (coalescing frees the call's key). */
+  onSettled?: { settled(): void } | undefined;
 }
 
 /** A failed attempt, with its endpoint and a secret-free stand-in for the transport error (its code only). */
@@ -42,7 +45,7 @@ export interface RaceEntry {
  * The transport error reduced to its code: undici/DNS messages can name the host, and a
  * host may hide a key in a subdomain, so the original error is never kept.
  */
-function transportErrorOf(raw: RawOutcome): Error | undefined {
+export function transportErrorOf(raw: RawOutcome): Error | undefined {
   if (raw.type !== 'error') return undefined;
   const code = raw.code ?? raw.kind;
   return Object.assign(new Error(`transport ${raw.kind} failure (${code})`), { code });

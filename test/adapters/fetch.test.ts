@@ -3,6 +3,7 @@ import { createPublicClient, http, ProviderDisconnectedError } from 'viem';
 import { anvil } from 'viem/chains';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPoolFetch } from '../../src/adapters/fetch.js';
+import { eachItem, itemCount, itemsOf } from '../helpers/batch-server.js';
 import { closeAllServers, hang, sendBody, sendResult, startRpcServer } from '../helpers/loopback.js';
 import { closePools, createPool, rejectionOf, resetAfterReading, routeFixtures, SOLANA_SEND, twoTierPool } from './helpers.js';
 
@@ -77,12 +78,8 @@ describe('createPoolFetch: single requests', () => {
 });
 
 describe('createPoolFetch: batches', () => {
-  it('answers one object per request, in request order with each id, though they complete out of order; notifications get none', async () => {
-    const delays: Record<string, number> = { getSlot: 60, getBlockHeight: 0, getEpochInfo: 20 };
-    const node = await startRpcServer(async (request, { res }) => {
-      await sleep(delays[request.method] ?? 0);
-      sendResult(res, request.id, JSON.stringify(request.method));
-    });
+  it('sends the batch as one HTTP request and answers one object per request, in request order with each id, though the node answered out of order; notifications get none', async () => {
+    const node = await startRpcServer(eachItem((request, { res }) => sendResult(res, request.id, JSON.stringify(request.method)), (answers) => answers.reverse()));
     const fetch = createPoolFetch(createPool({ endpoints: [{ url: node.url }] }));
 
     const notification = { jsonrpc: '2.0', method: 'getEpochInfo', params: [] };
@@ -93,14 +90,14 @@ describe('createPoolFetch: batches', () => {
       { jsonrpc: '2.0', id: 2, result: 'getBlockHeight' },
       { jsonrpc: '2.0', id: null, result: 'getEpochInfo' },
     ]);
-    // Each item was its own call: four requests arrived, the notification included.
-    expect(node.count()).toBe(4);
-    expect(node.received.every((r) => !r.body.startsWith('['))).toBe(true);
+    // One JSON-RPC batch on the wire: one HTTP request holding the four calls, the notification included.
+    expect(node.count()).toBe(1);
+    expect(itemsOf(node)[0]!.map((item) => item.method)).toEqual(['getSlot', 'getEpochInfo', 'getBlockHeight', 'getEpochInfo']);
   });
 
   it('retries the reads of a batch without a send on the peer when the primary resets', async () => {
     const primary = await startRpcServer(resetAfterReading);
-    const peer = await startRpcServer((request, { res }) => sendResult(res, request.id, '5'));
+    const peer = await startRpcServer(eachItem((request, { res }) => sendResult(res, request.id, '5')));
     const fetch = createPoolFetch(twoTierPool(primary.url, peer.url));
 
     const body = await (await fetch(ANY_URL, post([rpc(1, 'getSlot'), rpc(2, 'getBlockHeight')]))).json();
@@ -108,12 +105,12 @@ describe('createPoolFetch: batches', () => {
       { jsonrpc: '2.0', id: 1, result: 5 },
       { jsonrpc: '2.0', id: 2, result: 5 },
     ]);
-    expect(peer.count()).toBe(2);
+    expect([primary.count(), peer.count(), itemCount(peer)]).toEqual([1, 1, 2]);
   });
 
   it("judges batch items by the pool's own method classification (its `methods` option)", async () => {
     const primary = await startRpcServer(resetAfterReading);
-    const peer = await startRpcServer((request, { res }) => sendResult(res, request.id, '5'));
+    const peer = await startRpcServer(eachItem((request, { res }) => sendResult(res, request.id, '5')));
     // Unknown to the built-in table, but the pool was told it is an idempotent read.
     const pool = twoTierPool(primary.url, peer.url, { methods: { myIndexerRead: { kind: 'read', retryClass: 'idempotent' } } });
     const fetch = createPoolFetch(pool);
@@ -123,24 +120,24 @@ describe('createPoolFetch: batches', () => {
       { jsonrpc: '2.0', id: 1, result: 5 },
       { jsonrpc: '2.0', id: 2, result: 5 },
     ]);
-    expect(peer.count()).toBe(2);
+    expect(itemCount(peer)).toBe(2);
   });
 
-  it('treats a batch holding a send as never-after-dispatch as a whole: a read in it that may have arrived is not sent again either', async () => {
+  it('sends the send of a batch in its own request (sends have their own endpoint roles) and never resends it; the read is retried alone on the peer', async () => {
     const primary = await startRpcServer(resetAfterReading);
-    const peer = await startRpcServer((request, { res }) => sendResult(res, request.id, '5'));
+    const peer = await startRpcServer(eachItem((request, { res }) => sendResult(res, request.id, '5')));
     const fetch = createPoolFetch(twoTierPool(primary.url, peer.url));
 
     const body = (await (await fetch(ANY_URL, post([rpc(1, 'getSlot'), rpc(2, 'sendTransaction', [SOLANA_SEND.wire, { encoding: 'base64' }])]))).json()) as {
       id: number;
-      error: { code: number; data: { sturdyCode: string } };
+      result?: unknown;
+      error?: { code: number; data: { sturdyCode: string; signature?: string } };
     }[];
-    expect(body.map((item) => [item.id, item.error.code, item.error.data.sturdyCode])).toEqual([
-      [1, 4900, 'AMBIGUOUS_DISPATCH'],
-      [2, 4900, 'AMBIGUOUS_DISPATCH'],
-    ]);
-    expect(primary.count()).toBe(2);
-    expect(peer.count()).toBe(0);
+    expect(body[0]).toEqual({ jsonrpc: '2.0', id: 1, result: 5 });
+    expect(body[1]).toMatchObject({ id: 2, error: { code: 4900, data: { sturdyCode: 'AMBIGUOUS_DISPATCH', signature: SOLANA_SEND.signature } } });
+    // The primary read both requests (one per kind) and answered neither; only the read went to the peer.
+    expect([primary.count(), itemCount(primary, 'sendTransaction')]).toEqual([2, 1]);
+    expect(itemsOf(peer).flat().map((item) => item.method)).toEqual(['getSlot']);
   });
 
   it('answers 204 with no body to a payload of notifications only', async () => {
@@ -196,19 +193,23 @@ describe('createPoolFetch: what it refuses, and cancellation', () => {
 
 describe("createPoolFetch as viem http()'s fetchFn", () => {
   it("serves viem's batched reads, and viem's http retry does not resend an ambiguous send (code 4900)", async () => {
-    const answers: Record<string, string> = { eth_chainId: '"0x7a69"', eth_blockNumber: '"0x2a"' };
-    const primary = await startRpcServer((request, exchange) =>
-      request.method === 'eth_sendRawTransaction' ? resetAfterReading(request, exchange) : sendResult(exchange.res, request.id, answers[request.method] ?? 'null'),
+    const answers: Record<string, string> = { eth_chainId: '"0x7a69"', eth_blockNumber: '"0x2a"', eth_getBalance: '"0x1"' };
+    const primary = await startRpcServer(
+      eachItem((request, exchange) =>
+        request.method === 'eth_sendRawTransaction' ? resetAfterReading(request, exchange) : sendResult(exchange.res, request.id, answers[request.method] ?? 'null'),
+      ),
     );
-    const peer = await startRpcServer((request, { res }) => sendResult(res, request.id, answers[request.method] ?? 'null'));
+    const peer = await startRpcServer(eachItem((request, { res }) => sendResult(res, request.id, answers[request.method] ?? 'null')));
     // viem's own retries left at their default (3): the 4900 answer is one viem never retries.
     const client = createPublicClient({ chain: anvil, transport: http(ANY_URL, { fetchFn: createPoolFetch(twoTierPool(primary.url, peer.url)), batch: true }) });
 
-    const [chainId, blockNumber] = await Promise.all([client.getChainId(), client.getBlockNumber()]);
-    expect([chainId, blockNumber]).toEqual([31_337, 42n]);
+    const [chainId, blockNumber, balance] = await Promise.all([client.getChainId(), client.getBlockNumber(), client.getBalance({ address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266' })]);
+    expect([chainId, blockNumber, balance]).toEqual([31_337, 42n, 1n]);
+    // viem's batch of 3 reached the node as one JSON-RPC batch: one HTTP request.
+    expect([primary.count(), itemsOf(primary)[0]!.map((item) => item.method)]).toEqual([1, ['eth_chainId', 'eth_blockNumber', 'eth_getBalance']]);
     const error = await rejectionOf(client.request({ method: 'eth_sendRawTransaction', params: ['0x02f0'] }));
     expect(error).toBeInstanceOf(ProviderDisconnectedError);
     expect(String(error)).toMatch(/AMBIGUOUS_DISPATCH/);
-    expect(primary.count('eth_sendRawTransaction') + peer.count('eth_sendRawTransaction')).toBe(1);
+    expect(itemCount(primary, 'eth_sendRawTransaction') + itemCount(peer, 'eth_sendRawTransaction')).toBe(1);
   });
 });

@@ -4,6 +4,7 @@ import {
   isSolanaError,
   SOLANA_ERROR__JSON_RPC__INVALID_PARAMS, type Base64EncodedWireTransaction,
 } from '@solana/kit';
+import { eachItem, itemsOf } from '../helpers/batch-server.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { kitTransport } from '../../src/adapters/kit.js';
 import { isTransportError } from '../../src/errors/transport-error.js';
@@ -84,13 +85,15 @@ describe('@solana/kit over kitTransport', () => {
     const rpc = createSolanaRpcFromTransport(kitTransport(createPool({ endpoints: [{ url: node.url }] })));
     const controller = new AbortController();
     const pending = rpc.getHealth().send({ abortSignal: controller.signal });
-    setTimeout(() => controller.abort(), 30);
+    // Abort once the node has the request (bounded wait, not a fixed delay: the machine may be busy).
+    for (let i = 0; i < 400 && node.count() === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
     expect(isTransportError(await rejectionOf(pending), 'ABORTED')).toBe(true);
     expect(node.count()).toBe(1);
   });
 
-  it('answers an array payload as a batch: one object per request, in order, with each id', async () => {
-    const node = await startRpcServer(routeFixtures(FIXTURES));
+  it('sends an array payload as one JSON-RPC batch (one HTTP request) and answers one object per request, in order, with each id', async () => {
+    const node = await startRpcServer(eachItem(routeFixtures(FIXTURES)));
     const transport = kitTransport(createPool({ endpoints: [{ url: node.url }] }));
     const responses = await transport<unknown[]>({
       payload: [
@@ -104,5 +107,7 @@ describe('@solana/kit over kitTransport', () => {
       { jsonrpc: '2.0', id: '11', result: { context: { apiVersion: '2.2.1', slot: 341197053 }, value: 18_446_744_073_709_551_615n } },
       { jsonrpc: '2.0', id: '12', error: { code: -32601, message: 'Method not found' } },
     ]);
+    expect(node.count()).toBe(1);
+    expect(itemsOf(node)[0]!.map((item) => item.method)).toEqual(['getHealth', 'getBalance', 'getNothing']);
   });
 });

@@ -5,7 +5,7 @@ import { findTransportError, sturdyTransport } from '../../src/adapters/viem.js'
 import { TransportError } from '../../src/errors/transport-error.js';
 import type { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
 import { sendBody, startRpcServer } from '../helpers/loopback.js';
-import { ANVIL_ACCOUNT_0, ANVIL_ACCOUNT_1, createPool, firstParamsOf, losingThenRelay, ONE_ETH, pollReceipt, RECORDED_SEND, rejectionOf, relayTo, signTransferWithViem, useAnvil } from './helpers.js';
+import { ANVIL_ACCOUNT_0, ANVIL_ACCOUNT_1, createPool, firstParamsOf, forwardTo, losingThenRelay, ONE_ETH, pollReceipt, RECORDED_SEND, rejectionOf, relayTo, signTransferWithViem, useAnvil } from './helpers.js';
 
 /**
  * viem 2 `createPublicClient({ transport: sturdyTransport(pool, { custom }) })` against a
@@ -34,6 +34,19 @@ describe('viem over sturdyTransport, against anvil', () => {
     await expect(client.getChainId()).resolves.toBe(31_337);
     const blockNumber = await client.getBlockNumber({ cacheTime: 0 });
     expect(blockNumber).toBe(0n);
+  });
+
+  it("with the pool's micro-batching (batch: { waitMs: 0 }), viem's 3 concurrent reads reach anvil as one JSON-RPC batch: 1 HTTP request", async () => {
+    const relay = await startRpcServer(forwardTo(anvil.url));
+    const batched = clientOver(createPool({ endpoints: [{ url: relay.url }], chain: 'evm', batch: { waitMs: 0 } }));
+    const [balance, chainId, nonce] = await Promise.all([
+      batched.getBalance({ address: ANVIL_ACCOUNT_1 }),
+      batched.getChainId(),
+      batched.getTransactionCount({ address: ANVIL_ACCOUNT_1 }),
+    ]);
+    expect([balance >= 10_000n * ONE_ETH, chainId, nonce]).toEqual([true, 31_337, 0]);
+    expect(relay.count()).toBe(1);
+    expect((JSON.parse(relay.received[0]!.body) as { method: string }[]).map((item) => item.method)).toEqual(['eth_getBalance', 'eth_chainId', 'eth_getTransactionCount']);
   });
 
   it('a send whose answer is lost after anvil processed it fails with the ambiguous-dispatch error, is not resent, and landed once', async () => {

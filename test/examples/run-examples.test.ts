@@ -34,6 +34,11 @@ const EXPECTED_OUTPUT: Readonly<Record<string, readonly RegExp[]>> = {
     /^ {2}main +share +\d+%/m,
     /: none$/m,
   ],
+  'batching.ts': [
+    /^10 identical getBalance calls: 1 request\(s\); every task got 18446744073709551615 lamports$/m,
+    /^pool\.batch of 3: 1 request\(s\); ok, ok, ok$/m,
+    /^micro-batching, 3 reads in one tick: 1 request\(s\)$/m,
+  ],
   'adapters/fetch.ts': [/^genesis 5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d$/m],
   'adapters/viem.ts': [/^chain id 31337$/m, /^balance \(wei\) 10000000000000000000000n$/m],
   'adapters/kit.ts': [/^lamports \(exact bigint\) 18446744073709551615n$/m],

@@ -59,7 +59,8 @@ afterEach(async () => {
 /** A pool with the real undici executor, a fake clock (no timer ever fires on its own) and a seeded random; its chain events. */
 function guardedPool(endpoints: EndpointConfig[], options: Partial<HttpTransportPoolOptions>) {
   const clock = createFakeClock();
-  const pool = createPool({ retry: { maxRetries: 0 }, ...options, endpoints, clock, random: createSeededRandom(3) });
+  // Concurrent identical reads are distinct requests here: the server counts each one.
+  const pool = createPool({ retry: { maxRetries: 0 }, coalesce: false, ...options, endpoints, clock, random: createSeededRandom(3) });
   const events: ChainEvent[] = [];
   pool.on('chain', (event) => events.push(event));
   const chainOf = () => Object.fromEntries(pool.snapshot().endpoints.map((e) => [e.endpointId, e.chain]));

@@ -10,6 +10,7 @@ import { closePools, createPool } from '../helpers/pools.js';
  * hidden inside undici, where an attempt's clock would run unseen.
  */
 
+// Every test here counts concurrent identical reads at the node: coalescing is off (\`coalesce: false\`).
 afterEach(async () => {
   await closeAllServers();
   await closePools();
@@ -50,7 +51,7 @@ async function settled(read: () => number): Promise<number> {
 describe('one concurrency limit per endpoint, shared by its roles', () => {
   it('with maxConcurrentRequests: 2, reads and submits together: the snapshot’s in-flight count always equals the requests in progress at the server', async () => {
     const node = await holdingServer();
-    const pool = createPool({ endpoints: [{ id: 'a', url: node.server.url, maxConcurrentRequests: 2 }], retry: { maxRetries: 0 } });
+    const pool = createPool({ endpoints: [{ id: 'a', url: node.server.url, maxConcurrentRequests: 2 }], retry: { maxRetries: 0 }, coalesce: false });
     const inFlight = () => pool.snapshot().endpoints[0]!.inFlight;
     const calls = [
       ...Array.from({ length: 5 }, () => pool.request('getSlot', [], { timeoutMs: 10_000 })),
@@ -71,7 +72,7 @@ describe('one concurrency limit per endpoint, shared by its roles', () => {
 
   it('a role may set a lower limit of its own inside the endpoint’s', async () => {
     const node = await holdingServer();
-    const pool = createPool({ endpoints: [{ id: 'a', url: node.server.url, maxConcurrentRequests: 3, roles: { submit: { maxConcurrentRequests: 1 } } }] });
+    const pool = createPool({ endpoints: [{ id: 'a', url: node.server.url, maxConcurrentRequests: 3, roles: { submit: { maxConcurrentRequests: 1 } } }], coalesce: false });
     const submits = Array.from({ length: 3 }, () => pool.request('getSlot', [], { timeoutMs: 10_000, kind: 'submit' }));
     expect(await settled(node.inProgress)).toBe(1);
     const reads = Array.from({ length: 3 }, () => pool.request('getSlot', [], { timeoutMs: 10_000 }));
@@ -91,6 +92,7 @@ describe('one concurrency limit per endpoint, shared by its roles', () => {
         { id: 'a', url: `${node.server.url}/key-a`, maxConcurrentRequests: 2 },
         { id: 'b', url: `${node.server.url}/key-b`, maxConcurrentRequests: 3 },
       ],
+      coalesce: false,
     });
     const calls = Array.from({ length: 8 }, () => pool.request('getSlot', [], { timeoutMs: 10_000 }));
     expect(await settled(node.inProgress)).toBe(5);

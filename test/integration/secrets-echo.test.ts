@@ -2,6 +2,7 @@ import type http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TransportError } from '../../src/errors/transport-error.js';
 import { createSolanaClient } from '../../src/solana/client.js';
+import { eachItem } from '../helpers/batch-server.js';
 import { closeAllServers, sendBody, startRpcServer, type ReceivedRequest } from '../helpers/loopback.js';
 import { closePools, createPool, rejection } from '../helpers/pools.js';
 import { wireTransaction } from '../helpers/solana-wire.js';
@@ -79,6 +80,24 @@ describe('a node that echoes the request cannot hand a secret back', () => {
     expectNoSecret(observable(error));
     expectNoSecret(JSON.stringify(events));
     expectNoSecret(JSON.stringify(pool.snapshot(), (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+  });
+
+  it('a batch answered item by item by an echoing node: every item’s error and the events carry no form of a secret', async () => {
+    const server = await startRpcServer(eachItem(echoingNode()));
+    const pool = createPool({ endpoints: [{ id: 'a', url: urlOf(server.port), headers: { authorization2: `Bearer ${HEADER_TOKEN}` } }], retry: { maxRetries: 0 } });
+    const events: unknown[] = [];
+    for (const name of ['attempt', 'failure', 'success'] as const) pool.on(name, (e) => events.push(e));
+
+    const results = await pool.batch([{ method: 'getSlot' }, { method: 'getEpochInfo' }]);
+    expect(server.count()).toBe(1);
+    expect(server.received[0]?.path).toContain(PATH_KEY_WIRE);
+    for (const result of results) {
+      expect(result).toMatchObject({ ok: false, error: { code: 'RPC_ERROR' } });
+      // The node echoed the credential into each item's error: the test would catch a leak.
+      if (!result.ok) expect(result.error.rpcMessage).toContain('<redacted');
+      if (!result.ok) expectNoSecret(observable(result.error));
+    }
+    expectNoSecret(JSON.stringify(events));
   });
 
   it('the reconciliation path of an ambiguous send leaks nothing either', async () => {

@@ -88,6 +88,8 @@ function setup(endpoints: readonly EndpointConfig[], options: Partial<HttpTransp
   const pool = createPool({
     expectedChain: SOLANA,
     retry: { maxRetries: 3, initialBackoffMs: 100, maxBackoffMs: 100 },
+    // Concurrent identical reads are distinct requests here: the server counts each one.
+    coalesce: false,
     ...options,
     endpoints,
     clock,
