@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { hash32Schema, quantitySchema } from './schemas.js';
 import type { Hex } from './inputs.js';
 

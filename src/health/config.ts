@@ -3,7 +3,7 @@
  * archival routing (README "Endpoint health between calls"). Validated with zod at
  * construction; a bad value is `INVALID_CONFIG` naming the field.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** What a head counts: Solana slots, or EVM blocks. Kept apart: a block height is not a slot. */
 export type HeadQuantity = 'slot' | 'block';

@@ -1,5 +1,5 @@
 /**
- * Endpoint health between calls (`health`, DESIGN §4.9), wired to the pool: heads observed
+ * Endpoint health between calls (`health`), wired to the pool: heads observed
  * from answers, lag verdicts that take lagging endpoints out of reads and sends, the bench
  * loop of probes, chain re-checks, and archival routing. The decisions live in `src/health/`;
  * this file connects them to roles, reputation, the chain guard and events.

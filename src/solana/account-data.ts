@@ -1,5 +1,5 @@
 import { base64 } from '@scure/base';
-import { z } from 'zod';
+import * as z from 'zod';
 import { u64Schema } from './schemas.js';
 
 /**

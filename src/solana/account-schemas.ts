@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isSolanaAddress } from './address.js';
 import { accountDataSchema, type AccountData } from './account-data.js';
 import { u64Schema } from './schemas.js';

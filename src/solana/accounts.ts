@@ -14,7 +14,7 @@ import { accountInfoSchema, keyedAccountSchema, withContext, type AccountInfo, t
 import { checkSafeUint, invalidInput } from './inputs.js';
 import { paramsWith, readConfig, type SolanaMethodContext, type SolanaReadParameters } from './method-context.js';
 import { parseResult, U64_MAX, u64Schema } from './schemas.js';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Options of `getAccountInfo` and `getMultipleAccounts`. */
 export interface GetAccountInfoParameters extends SolanaReadParameters {

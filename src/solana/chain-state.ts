@@ -1,5 +1,5 @@
 import { base64 } from '@scure/base';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { RequestOptions } from '../pool/request-options.js';
 import { assertSolanaAddress } from './address.js';
 import { withContext } from './account-schemas.js';

@@ -1,7 +1,7 @@
 import { sleep, type Clock } from '../clock.js';
 import { isTransportError, TransportError } from '../errors/transport-error.js';
 import type { RpcRequester } from '../pool/request-options.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   observeBlockhashValidity,
   signaturePollIntervalMs,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { base64DataSchema } from './account-data.js';
 import { addressSchema, withContext } from './account-schemas.js';
 import type { SolanaCommitment } from './inputs.js';
