@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { subscriptionSettingsSchema, wsUrlSchema } from '../subscriptions/settings.js';
 
 /** An HTTP header name (an RFC 9110 token). */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -39,6 +40,7 @@ const kindName = z.string().min(1, 'must not be empty');
 export const endpointSchema = roleSettingsSchema.extend({
   id: z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters').optional(),
   url: httpUrl,
+  wsUrl: wsUrlSchema.optional(),
   headers: z
     .record(
       z.string().regex(HEADER_NAME, { error: 'header names must be HTTP tokens' }),
@@ -142,6 +144,7 @@ export const poolConfigSchema = z
           .strict(),
       ])
       .optional(),
+    subscriptions: subscriptionSettingsSchema.optional(),
     executor: objectWith(['execute', 'close'], 'must have execute() and close()').optional(),
     clock: objectWith(['now', 'wallNow', 'setTimer'], 'must have now(), wallNow() and setTimer()').optional(),
     random: z.custom<() => number>((value) => typeof value === 'function', { message: 'must be a function' }).optional(),

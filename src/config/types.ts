@@ -3,6 +3,7 @@ import type { BalanceSettings } from '../balance/balancer.js';
 import type { HedgeSettings } from '../balance/hedge-policy.js';
 import type { HttpExecutor } from '../http/executor.js';
 import type { RequestKind, RetryClass } from '../retry/causes.js';
+import type { SubscriptionSettings } from '../subscriptions/types.js';
 
 /** Admission settings of a role: one endpoint serving one request kind. */
 export interface RoleSettings {
@@ -31,6 +32,12 @@ export interface EndpointConfig extends RoleSettings {
   readonly id?: string;
   /** The JSON-RPC URL. May contain keys: it never appears in errors, events or snapshots. */
   readonly url: string;
+  /**
+   * The WebSocket URL (`ws:`/`wss:`) for `pool.subscribe()`. As secret as `url`: it never
+   * appears in errors, events or snapshots. Without it the endpoint takes no subscriptions,
+   * unless `subscriptions.deriveWsUrl` is on. @default none
+   */
+  readonly wsUrl?: string;
   /** Extra request headers (e.g. an API key header). Values are never logged. */
   readonly headers?: Readonly<Record<string, string>>;
   /** Operator for the concentration cap. @default the URL's registrable domain (eTLD+1) */
@@ -122,6 +129,8 @@ export interface HttpTransportPoolOptions {
    * endpoint: that endpoint's `requestTimeoutMs`)
    */
   readonly timeoutMs?: number;
+  /** WebSocket subscriptions (`pool.subscribe()`): sockets, keep-alive, silence, rebind backoff, buffers. @default {} */
+  readonly subscriptions?: SubscriptionSettings;
   /** How attempts reach endpoints. @default the undici executor */
   readonly executor?: HttpExecutor;
   /** Injected clock (tests pass `createFakeClock()`). @default the system clock */

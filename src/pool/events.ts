@@ -1,4 +1,5 @@
 import type { DispatchState, FailureCause, RequestKind } from '../retry/causes.js';
+import type { SubscriptionEvent } from '../subscriptions/types.js';
 
 interface EventBase {
   /** Monotonic time of the event, in ms (the pool's clock). */
@@ -112,6 +113,7 @@ export interface PoolEventMap {
   chain: ChainEvent;
   reconcile: ReconcileEvent;
   hedge: HedgeEvent;
+  subscription: SubscriptionEvent;
 }
 
 export type PoolEventName = keyof PoolEventMap;
