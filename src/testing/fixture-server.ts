@@ -4,6 +4,7 @@ import { createSeededRandom, systemClock, type Clock, type Random, type TimerHan
 import { createBehaviourEngine, type BehaviourPlan, type FixtureServerBehaviours } from './behaviours.js';
 import { httpErrorAnswer, htmlAnswer, rateLimitAnswer, transformAnswer, truncateAnswer } from './fault-answers.js';
 import type { Fixture } from './fixtures.js';
+import { attachFixtureWebSocket, type FixtureWebSocket, type FixtureWebSocketOptions } from './fixture-websocket.js';
 import { answerBody, answerCall, callsOf, parseRequestBody, type ParsedRequestBody, type ReplayAnswer } from './replay.js';
 
 export interface CreateFixtureServerOptions {
@@ -19,6 +20,8 @@ export interface CreateFixtureServerOptions {
   readonly clock?: Clock;
   /** Random source for probabilities and random latency. @default a random seeded with 1 */
   readonly random?: Random;
+  /** Speak WebSocket on the same port too (subscriptions; needs the `ws` package). @default off */
+  readonly websocket?: FixtureWebSocketOptions;
 }
 
 /** One JSON-RPC call as the server read it (a batch logs one per item). */
@@ -50,6 +53,10 @@ export interface FixtureServer {
   waitForRequests(count: number, method?: string): Promise<void>;
   /** Clears the request log, the `everyNth` counters and the rate windows (behaviours stay). */
   reset(): void;
+  /** `ws://<host>:<port>` when `websocket` is on. */
+  readonly wsUrl: string | undefined;
+  /** Control of the WebSocket side (notifications and faults); undefined unless `websocket` is on. */
+  readonly ws: FixtureWebSocket | undefined;
   /** Stops listening, cancels pending latency timers and destroys every open socket (hanging ones included). Idempotent. */
   close(): Promise<void>;
 }
@@ -192,9 +199,22 @@ export async function createFixtureServer(options: CreateFixtureServerOptions): 
     });
   });
   const port = (server.address() as AddressInfo).port;
+  const ws =
+    options.websocket === undefined
+      ? undefined
+      : await attachFixtureWebSocket(server, options.websocket, {
+          clock,
+          log(method, params, id) {
+            requests.push({ method, params, id, atMs: clock.now() });
+            settleWaiters();
+          },
+        });
+  const hostPort = `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url: `http://${hostPort}`,
+    wsUrl: ws === undefined ? undefined : `ws://${hostPort}`,
+    ws,
     port,
     requests,
     count,
@@ -219,6 +239,7 @@ export async function createFixtureServer(options: CreateFixtureServerOptions): 
     },
     close() {
       closing ??= new Promise<void>((resolve) => {
+        ws?.close();
         for (const timer of timers) timer.cancel();
         timers.clear();
         for (const waiter of waiters) waiter.reject(new Error('fixture server closed before the requests arrived'));
