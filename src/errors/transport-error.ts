@@ -51,11 +51,12 @@ export interface TransportErrorContextByCode {
    * A subscription could not be opened: `no-ws-endpoint` (no endpoint has a WebSocket URL,
    * or every one is on another chain), `no-socket` (neither `ws` nor a global `WebSocket`),
    * `rpc-error` (the node refused the subscribe call: `rpcCode`/`rpcMessage`), `timeout`
-   * (no node confirmed it within `timeoutMs`; `lastFailure` says what the last try met).
+   * (no node confirmed it within `timeoutMs`; `lastFailure` says what the last try met),
+   * `unsupported` (a chain client over a requester that cannot subscribe).
    */
   SUBSCRIPTION_FAILED: {
     readonly method: string;
-    readonly reason: 'no-ws-endpoint' | 'no-socket' | 'rpc-error' | 'timeout';
+    readonly reason: 'no-ws-endpoint' | 'no-socket' | 'rpc-error' | 'timeout' | 'unsupported';
     readonly rpcCode?: number;
     readonly rpcMessage?: string;
     readonly lastFailure?: string;

@@ -1,4 +1,5 @@
 import { TransportError } from '../errors/transport-error.js';
+import { evmSubscriptions, type EvmSubscriptions } from '../subscriptions/evm-helpers.js';
 import type { RequestOptions, RpcRequester } from '../pool/request-options.js';
 import { assertEvmAddress } from './address.js';
 import {
@@ -51,7 +52,7 @@ export type GetBlockNumberReturnType = bigint;
 export type SendRawTransactionReturnType = `0x${string}`;
 
 /** Typed EVM calls over any {@link RpcRequester} (normally an `HttpTransportPool`). */
-export interface EvmClient {
+export interface EvmClient extends EvmSubscriptions {
   /** `eth_syncing`: `false` → healthy; a sync-status object → unhealthy with `blocksBehind?`. */
   getHealth(options?: RequestOptions): Promise<GetHealthReturnType>;
   /** `web3_clientVersion` → `{ clientVersion, name?, version? }`. */
@@ -111,6 +112,7 @@ function parseClientVersion(clientVersion: string): GetVersionReturnType {
  */
 export function createEvmClient(requester: RpcRequester): EvmClient {
   return {
+    ...evmSubscriptions(requester),
     async getHealth(options) {
       const result = await requester.request('eth_syncing', [], options);
       const syncing = parseResult('eth_syncing', syncingResultSchema, result);

@@ -19,3 +19,4 @@ export {
 export { assertEvmAddress, isEvmAddress } from './address.js';
 export { EVM_GENESIS_HASHES, evmChainOf, type EvmChain } from './chains.js';
 export type { RequestOptions, RpcRequester } from '../pool/request-options.js';
+export { onNewHeads, onLogs, type EvmSubscriptions, type EvmHead, type EvmLog, type EvmLogFilter } from '../subscriptions/evm-helpers.js';

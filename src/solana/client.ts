@@ -6,6 +6,7 @@ import {
 } from '../jsonrpc/transaction-id.js';
 import type { RequestOptions, RpcRequester } from '../pool/request-options.js';
 import { assertSolanaAddress } from './address.js';
+import { solanaSubscriptions, type SolanaSubscriptions } from '../subscriptions/solana-helpers.js';
 import { unhealthyAnswerOf, type GetHealthReturnType } from './health.js';
 import {
   checkBoolean,
@@ -74,8 +75,8 @@ export interface SendTransactionParameters {
 /** Result of `sendTransaction`: the transaction signature (id), base58 of 64 bytes. */
 export type SendTransactionReturnType = string;
 
-/** Typed Solana calls over any {@link RpcRequester} (normally an `HttpTransportPool`). */
-export interface SolanaClient {
+/** Typed Solana calls over any {@link RpcRequester} (normally an `HttpTransportPool`), and its subscriptions (`onSlot`, `onSignature`, …). */
+export interface SolanaClient extends SolanaSubscriptions {
   /**
    * `getHealth`. A node that is behind or unhealthy (JSON-RPC error -32005) is an answer:
    * `{ healthy: false, numSlotsBehind?, message }`. Every other failure throws.
@@ -124,6 +125,7 @@ export function createSolanaClient(requester: RpcRequester, defaults: SolanaClie
   const defaultCommitment = checkCommitment(defaults.commitment, 'defaults.commitment');
 
   return {
+    ...solanaSubscriptions(requester),
     async getHealth(options) {
       let result: unknown;
       try {

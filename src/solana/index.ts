@@ -24,3 +24,22 @@ export {
   type SolanaWireEncoding,
 } from '../jsonrpc/transaction-id.js';
 export type { RequestOptions, RpcRequester } from '../pool/request-options.js';
+export {
+  onSlot,
+  onAccountChange,
+  onProgramAccountChange,
+  onLogs,
+  onSignature,
+  type SolanaSubscriptions,
+  type SlotNotification,
+  type AccountInfo,
+  type AccountChangeNotification,
+  type ProgramAccountChangeNotification,
+  type LogsNotification,
+  type LogsFilter,
+  type AccountEncoding,
+  type AccountSubscribeParameters,
+  type ProgramSubscribeParameters,
+  type OnSignatureParameters,
+  type SignatureConfirmation,
+} from '../subscriptions/solana-helpers.js';
