@@ -9,7 +9,8 @@
  * 2. The most preferred tier among them.
  * 3. The operator cap, counted in open subscriptions per operator of that tier: an operator
  *    may take one more only if it then holds at most `maxOperatorShare` of the tier's
- *    subscriptions. Off when the cap is ≤ 0 or ≥ 1, or infeasible (cap × operators ≤ 1).
+ *    subscriptions. Off when the cap is ≤ 0 or ≥ 1, or infeasible (cap × operators < 1; at
+ *    equality every operator holds exactly its cap).
  * 4. Inside the best reputation band among the operators the cap allows, the endpoint with
  *    the fewest open subscriptions: a rollover re-spreads across the tied-best band instead
  *    of pinning to one endpoint. When the cap allows no operator of the best band, the
@@ -74,7 +75,8 @@ export function selectEndpoint(
 function operatorsUnderCap(tierMembers: readonly SelectionCandidate[], usable: readonly SelectionCandidate[], cap: number): Set<string> | undefined {
   if (!(cap > 0 && cap < 1)) return undefined;
   const usableOperators = new Set(usable.map((c) => c.operator));
-  if (usableOperators.size < 2 || cap * usableOperators.size <= 1) return undefined;
+  // Feasible at equality too: two operators under 0.5 each hold exactly half.
+  if (usableOperators.size < 2 || cap * usableOperators.size < 1) return undefined;
   const counts = operatorCounts(tierMembers);
   let total = 0;
   for (const n of counts.values()) total += n;
