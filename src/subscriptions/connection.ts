@@ -90,9 +90,7 @@ export class Connection {
     this.#socket = factory(url, headers, {
       onOpen: () => this.#onOpen(),
       onMessage: (text) => this.#onMessage(text),
-      onPong: () => {
-        this.#awaitingPong = false;
-      },
+      onPong: () => this.#onPong(),
       onFailure: (failure) => {
         this.#failure ??= failure;
       },
@@ -211,17 +209,22 @@ export class Connection {
     } else pending.resolve(m.result);
   }
 
+  /** Ping every `pingIntervalMs` after the last pong; no pong within `pongTimeoutMs` of a ping: dead. */
   #schedulePing(): void {
     const { pingIntervalMs, pongTimeoutMs } = this.#host.settings;
-    if (this.#socket.ping === undefined || pingIntervalMs <= 0) return;
+    if (this.#socket.ping === undefined || pingIntervalMs <= 0 || this.#state !== 'open') return;
     this.#keepAlive = this.#host.clock.setTimer(() => {
       this.#awaitingPong = true;
       this.#socket.ping?.();
-      this.#keepAlive = this.#host.clock.setTimer(() => {
-        if (this.#awaitingPong) this.#die('pong-timeout');
-        else this.#schedulePing();
-      }, pongTimeoutMs);
+      this.#keepAlive = this.#host.clock.setTimer(() => this.#die('pong-timeout'), pongTimeoutMs);
     }, pingIntervalMs);
+  }
+
+  #onPong(): void {
+    if (!this.#awaitingPong || this.#state !== 'open') return;
+    this.#awaitingPong = false;
+    this.#keepAlive?.cancel();
+    this.#schedulePing();
   }
 
   #checkSilence(): void {

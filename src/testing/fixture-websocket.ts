@@ -26,6 +26,8 @@ export interface FixtureWebSocket {
   readonly connections: number;
   /** Upgrade requests received (accepted or not). */
   readonly upgrades: number;
+  /** Ping frames received (each answered with a pong by `ws`, silent or not). */
+  readonly pings: number;
   /** Live subscriptions, of `method` or all. */
   subscriptions(method?: string): number;
   /** The slot the ticker is at. */
@@ -43,6 +45,8 @@ export interface FixtureWebSocket {
   /** Silent: no notification goes out (ticks included), while pings are still answered and calls still get answers. */
   setSilent(silent: boolean): void;
   setUpgrade(mode: FixtureUpgradeMode): void;
+  /** Whether pings get a pong (a half-dead connection answers none). @default true */
+  setAnswerPings(answer: boolean): void;
   /** Sends every socket a notification for a subscription id nobody holds. */
   sendUnknownNotification(): void;
   /** Sends every socket frames that are not JSON-RPC (`not json`, `[]`, `42`, a binary frame). */
@@ -53,6 +57,8 @@ interface WsSocket {
   send(data: string | Buffer): void;
   on(event: 'message', listener: (data: Buffer, isBinary: boolean) => void): void;
   on(event: 'close' | 'error', listener: () => void): void;
+  on(event: 'ping', listener: (data: Buffer) => void): void;
+  pong(data: Buffer): void;
   terminate(): void;
   readyState: number;
 }
@@ -92,12 +98,14 @@ export async function attachFixtureWebSocket(
   host: FixtureWebSocketHost,
 ): Promise<FixtureWebSocket & { close(): void }> {
   const specifier = 'ws';
-  const module = (await import(specifier)) as { WebSocketServer: new (options: { noServer: true }) => WsServer };
-  const wss = new module.WebSocketServer({ noServer: true });
+  const module = (await import(specifier)) as { WebSocketServer: new (options: { noServer: true; autoPong: false }) => WsServer };
+  const wss = new module.WebSocketServer({ noServer: true, autoPong: false });
+  let answerPings = true;
   const sockets = new Set<WsSocket>();
   const live = new Map<number, LiveSubscription>();
   let nextId = 0;
   let upgrades = 0;
+  let pings = 0;
   let silent = false;
   let upgrade: FixtureUpgradeMode = 'accept';
   let slot = options.startSlot ?? 1000;
@@ -173,6 +181,10 @@ export async function attachFixtureWebSocket(
         if (!isBinary) onMessage(ws, data.toString('utf8'));
       });
       ws.on('error', () => undefined);
+      ws.on('ping', (data) => {
+        pings++;
+        if (answerPings && ws.readyState === 1) ws.pong(data);
+      });
       ws.on('close', () => {
         sockets.delete(ws);
         for (const [id, sub] of live) if (sub.socket === ws) live.delete(id);
@@ -186,6 +198,9 @@ export async function attachFixtureWebSocket(
     },
     get upgrades() {
       return upgrades;
+    },
+    get pings() {
+      return pings;
     },
     get slot() {
       return slot;
@@ -215,6 +230,9 @@ export async function attachFixtureWebSocket(
     },
     setUpgrade(mode) {
       upgrade = mode;
+    },
+    setAnswerPings(answer) {
+      answerPings = answer;
     },
     sendUnknownNotification() {
       for (const socket of sockets) send(socket, { jsonrpc: '2.0', method: 'slotNotification', params: { subscription: 987654321, result: { slot: -1 } } });
