@@ -1,12 +1,12 @@
 import type { SubscriptionItem, Subscription } from '../../src/subscriptions/types.js';
 
 /** Reads items until `stop` says so (inclusive), at most `limit` items, within `timeoutMs` of real time. */
-export async function readUntil(
-  sub: Subscription,
-  stop: (item: SubscriptionItem, all: readonly SubscriptionItem[]) => boolean,
+export async function readUntil<T = unknown>(
+  sub: Subscription<T>,
+  stop: (item: SubscriptionItem<T>, all: readonly SubscriptionItem<T>[]) => boolean,
   { limit = 10_000, timeoutMs = 10_000 } = {},
-): Promise<SubscriptionItem[]> {
-  const items: SubscriptionItem[] = [];
+): Promise<SubscriptionItem<T>[]> {
+  const items: SubscriptionItem<T>[] = [];
   const deadline = performance.now() + timeoutMs;
   while (items.length < limit) {
     const left = deadline - performance.now();
@@ -27,7 +27,7 @@ export async function readUntil(
   return items;
 }
 
-export function describe(items: readonly SubscriptionItem[]): string {
+export function describe(items: readonly SubscriptionItem<unknown>[]): string {
   return items
     .map((item) => {
       switch (item.kind) {
