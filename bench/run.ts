@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark side by side in one run. Never part of `npm test`.
  * Pass `--json <file>` to also write the raw results, `--quick` for short runs (CI smoke),
- * `--only <section,…>` (admission, selection, json, peers, heap, faults, slow-node) for a focused run,
+ * `--only <section,…>` (admission, selection, json, peers, heap, faults, slow-node, subscriptions) for a focused run,
  * `--rounds <n>` for more throughput rounds (the median ratio to raw undici steadies with more).
  */
 import { writeFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { benchJson } from './json.bench.js';
 import { benchPeers } from './peers.bench.js';
 import { benchSelection } from './selection.bench.js';
 import { benchSlowNode } from './slow-node.bench.js';
+import { benchSubscriptions } from './subscriptions.bench.js';
 
 const args = process.argv.slice(2);
 const valueOf = (flag: string) => {
@@ -57,6 +58,10 @@ await section('faults', 'Fault scenarios (4 endpoints, one faulty)', () =>
 
 await section('slow-node', 'One slow node (1 600 ms) among 2 and 4 endpoints', () =>
   benchSlowNode({ durationMs: quick ? 1_500 : 4_000, inFlight: 16, baseDelayMs: 2, slowMs: 1_600, seed: 13 }),
+);
+
+await section('subscriptions', 'WebSocket subscriptions (throughput vs raw ws, silent-socket failover, heap per subscription)', () =>
+  benchSubscriptions(quick ? { notifications: 50_000, rounds: 1, idleSubscriptions: 2_000 } : { notifications: 200_000, rounds: 3, idleSubscriptions: 10_000 }),
 );
 
 if (jsonPath) writeFileSync(jsonPath, JSON.stringify(results, null, 2));

@@ -47,6 +47,8 @@ export class SocketRpcError extends Error {
 export class SocketGoneError extends Error {}
 
 interface Pending extends QueuedTimer {
+  /** Runs synchronously with the answer, before any later frame: a subscription binds its id here. */
+  readonly onAnswer: ((result: unknown) => void) | undefined;
   readonly resolve: (result: unknown) => void;
   readonly reject: (error: Error) => void;
 }
@@ -107,13 +109,18 @@ export class Connection {
     return this.#opened;
   }
 
-  /** One JSON-RPC call over the socket, bounded by `requestTimeoutMs`. */
-  request(method: string, params: readonly unknown[]): Promise<unknown> {
+  /**
+   * One JSON-RPC call over the socket, bounded by `requestTimeoutMs`. `onAnswer` runs
+   * synchronously when the result arrives, before the next frame is read: a node may send
+   * a subscription's first notification right behind its answer, in the same TCP chunk.
+   */
+  request(method: string, params: readonly unknown[], onAnswer?: (result: unknown) => void): Promise<unknown> {
     if (this.#state !== 'open') return Promise.reject(new SocketGoneError('socket not open'));
     const id = ++this.#nextId;
     return new Promise((resolve, reject) => {
       const entry: Pending = {
         dueMs: 0,
+        onAnswer,
         resolve,
         reject,
         fire: () => {
@@ -206,7 +213,10 @@ export class Connection {
     if (m.error !== undefined && m.error !== null) {
       const code = typeof m.error.code === 'number' ? m.error.code : 0;
       pending.reject(new SocketRpcError(code, typeof m.error.message === 'string' ? m.error.message : ''));
-    } else pending.resolve(m.result);
+    } else {
+      pending.onAnswer?.(m.result);
+      pending.resolve(m.result);
+    }
   }
 
   /** Ping every `pingIntervalMs` after the last pong; no pong within `pongTimeoutMs` of a ping: dead. */

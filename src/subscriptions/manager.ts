@@ -274,25 +274,18 @@ export class SubscriptionManager implements SubscriptionOwner {
       this.#attach(sub, connection, state);
       try {
         await connection.opened();
-        const serverId = await connection.request(sub.method, sub.params);
-        if (sub.state !== 'placing' || connection.dead) {
-          // Closed meanwhile: drop the node's subscription too.
-          if (!connection.dead) void connection.request(sub.profile.unsubscribeMethod, [serverId]).catch(() => undefined);
-          if (sub.connection === connection) this.#detach(sub);
+        if (sub.state !== 'placing') {
+          this.#detach(sub);
           continue;
         }
-        const nowMs = this.now();
-        sub.serverId = serverId;
-        sub.bound(state.endpoint.id, nowMs);
-        connection.byServerId.set(String(serverId), sub);
-        state.failures = 0;
-        connection.watch(sub);
-        if (rebind !== undefined) {
-          this.emit({ atMs: nowMs, phase: 'rebound', method: sub.method, subscriptionId: sub.id, endpointId: state.endpoint.id, fromEndpointId: rebind.from, reason: rebind.reason });
-          sub.pushRebind(rebind.from, rebind.reason, nowMs);
-        }
-        sub.everLive = true;
-        return;
+        let bound = false;
+        const serverId = await connection.request(sub.method, sub.params, (id) => {
+          bound = this.#bind(sub, connection, state, id, rebind);
+        });
+        if (bound) return;
+        // Closed meanwhile (or the socket died with the answer): drop the node's subscription too.
+        if (!connection.dead) void connection.request(sub.profile.unsubscribeMethod, [serverId]).catch(() => undefined);
+        if (sub.connection === connection) this.#detach(sub);
       } catch (error) {
         if (sub.connection === connection) this.#detach(sub);
         sub.lastFailedEndpoint = state.endpoint.id;
@@ -316,6 +309,23 @@ export class SubscriptionManager implements SubscriptionOwner {
         }
       }
     }
+  }
+
+  /** The node confirmed `sub` with `serverId`: live from this very frame on. False when it was closed meanwhile. */
+  #bind(sub: ManagedSubscription, connection: Connection, state: EndpointState, serverId: unknown, rebind: { from: string; reason: RebindReason } | undefined): boolean {
+    if (sub.state !== 'placing' || sub.connection !== connection || connection.dead) return false;
+    const nowMs = this.now();
+    sub.serverId = serverId;
+    sub.bound(state.endpoint.id, nowMs);
+    connection.byServerId.set(String(serverId), sub);
+    state.failures = 0;
+    connection.watch(sub);
+    if (rebind !== undefined) {
+      this.emit({ atMs: nowMs, phase: 'rebound', method: sub.method, subscriptionId: sub.id, endpointId: state.endpoint.id, fromEndpointId: rebind.from, reason: rebind.reason });
+      sub.pushRebind(rebind.from, rebind.reason, nowMs);
+    }
+    sub.everLive = true;
+    return true;
   }
 
   #candidates(nowMs: number): SelectionCandidate[] {
