@@ -27,13 +27,21 @@ async function startFlood(count: number): Promise<{ url: string; child: ChildPro
   return { url: `ws://127.0.0.1:${port}`, child };
 }
 
-/** Raw `ws`: subscribe, JSON.parse every frame, count notifications. Returns notifications/s. */
-async function rawClient(url: string, count: number): Promise<number> {
+interface Run {
+  /** Wall-clock notifications per second (bounded by the server process and the machine's load). */
+  readonly perSecond: number;
+  /** This process's CPU time per notification, in µs (user + system): the client's own cost. */
+  readonly cpuMicros: number;
+}
+
+/** Raw `ws`: subscribe, JSON.parse every frame, count notifications. */
+async function rawClient(url: string, count: number): Promise<Run> {
   const socket = new WebSocket(url, { perMessageDeflate: false });
   await new Promise((resolve) => socket.once('open', resolve));
   let received = 0;
   let started = 0;
   let lastSlot = 0;
+  const cpu = process.cpuUsage();
   const done = new Promise<number>((resolve) => {
     socket.on('message', (data) => {
       const message = JSON.parse(data.toString()) as { params?: { result: { slot: number } } };
@@ -45,17 +53,19 @@ async function rawClient(url: string, count: number): Promise<number> {
   });
   socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'slotSubscribe', params: [] }));
   const ms = await done;
+  const used = process.cpuUsage(cpu);
   socket.terminate();
   void lastSlot;
-  return (count - 1) / (ms / 1000);
+  return { perSecond: (count - 1) / (ms / 1000), cpuMicros: (used.user + used.system) / count };
 }
 
-/** The same through `pool.subscribe` and `for await`. Returns notifications/s and overflowed items. */
-async function throughPool(url: string, count: number): Promise<{ perSecond: number; overflowed: number }> {
+/** The same through `pool.subscribe` and `for await`; also the items lost to overflow. */
+async function throughPool(url: string, count: number): Promise<Run & { overflowed: number }> {
   const pool = new HttpTransportPool({
     endpoints: [{ id: 'flood', url: url.replace('ws:', 'http:'), wsUrl: url }],
     subscriptions: { bufferSize: 1024, pingIntervalMs: 0 },
   });
+  const cpu = process.cpuUsage();
   const sub = await pool.subscribe('slotSubscribe', []);
   let received = 0;
   let overflowed = 0;
@@ -70,8 +80,9 @@ async function throughPool(url: string, count: number): Promise<{ perSecond: num
       break;
     }
   }
+  const used = process.cpuUsage(cpu);
   await pool.close();
-  return { perSecond: (count - 1) / (ms / 1000), overflowed };
+  return { perSecond: (count - 1) / (ms / 1000), cpuMicros: (used.user + used.system) / count, overflowed };
 }
 
 /** Time from a node going silent (pongs still answered) to the first notification from the other one, real time. */
@@ -126,25 +137,33 @@ async function heapPerSubscription(url: string, n: number): Promise<number> {
 export async function benchSubscriptions(options: SubscriptionBenchOptions) {
   const flood = await startFlood(options.notifications);
   try {
-    const raw: number[] = [];
-    const pooled: number[] = [];
+    const raw: Run[] = [];
+    const pooled: Run[] = [];
     let overflowed = 0;
     for (let round = 0; round < options.rounds; round++) {
-      raw.push(await rawClient(flood.url, options.notifications));
-      const result = await throughPool(flood.url, options.notifications);
-      pooled.push(result.perSecond);
-      overflowed += result.overflowed;
+      // Alternate the order: the machine's load drifts within a round.
+      const poolFirst = round % 2 === 1;
+      const first = poolFirst ? await throughPool(flood.url, options.notifications) : await rawClient(flood.url, options.notifications);
+      const second = poolFirst ? await rawClient(flood.url, options.notifications) : await throughPool(flood.url, options.notifications);
+      const pool = (poolFirst ? first : second) as Run & { overflowed: number };
+      raw.push(poolFirst ? second : first);
+      pooled.push(pool);
+      overflowed += pool.overflowed;
     }
     const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
-    const ratios = pooled.map((p, i) => p / raw[i]!);
+    const ratios = pooled.map((p, i) => p.perSecond / raw[i]!.perSecond);
+    const cpuRatios = pooled.map((p, i) => raw[i]!.cpuMicros / p.cpuMicros);
     const silentDefault = await silentToNext({});
     const silentLow = await silentToNext({ minSilenceMs: 500, silenceFactor: 2 });
     const bytesPerSubscription = gc === undefined ? Number.NaN : await heapPerSubscription(flood.url, options.idleSubscriptions);
     const results = {
       notifications: options.notifications,
-      rawPerSecond: median(raw),
-      poolPerSecond: median(pooled),
+      rawPerSecond: median(raw.map((r) => r.perSecond)),
+      poolPerSecond: median(pooled.map((r) => r.perSecond)),
       ratio: median(ratios),
+      rawCpuMicros: median(raw.map((r) => r.cpuMicros)),
+      poolCpuMicros: median(pooled.map((r) => r.cpuMicros)),
+      cpuRatio: median(cpuRatios),
       overflowed,
       silentToNextMs: { default: silentDefault, lowered: silentLow },
       bytesPerIdleSubscription: bytesPerSubscription,
@@ -155,14 +174,16 @@ export async function benchSubscriptions(options: SubscriptionBenchOptions) {
         [
           ['raw ws client (JSON.parse each frame)', `${Math.round(results.rawPerSecond).toLocaleString('en')} notifications/s`, ''],
           ['pool.subscribe + for await', `${Math.round(results.poolPerSecond).toLocaleString('en')} notifications/s`, ''],
-          ['pool / raw (median of rounds)', results.ratio.toFixed(2), '≥ 0.9'],
+          ['pool / raw, wall throughput (median of rounds)', results.ratio.toFixed(2), '≥ 0.9'],
+          ['client CPU per notification: raw / pool', `${results.rawCpuMicros.toFixed(2)} µs / ${results.poolCpuMicros.toFixed(2)} µs`, ''],
+          ['raw CPU ÷ pool CPU (median of rounds)', results.cpuRatio.toFixed(2), '≥ 0.9'],
           ['items dropped by overflow (bufferSize 1024)', overflowed, '0'],
           ['silent socket → first notification from another endpoint (defaults)', `${Math.round(silentDefault)} ms`, '< 5 000 ms'],
           ['same with minSilenceMs 500, silenceFactor 2', `${Math.round(silentLow)} ms`, ''],
           ['heap per idle subscription', `${Math.round(bytesPerSubscription)} B`, ''],
         ],
       ),
-      `\n${options.rounds} round(s) of ${options.notifications.toLocaleString('en')} slot notifications from a separate process; ratios per round: ${ratios.map((r) => r.toFixed(2)).join(', ')}.`,
+      `\n${options.rounds} round(s) of ${options.notifications.toLocaleString('en')} slot notifications from a separate process; wall ratios per round: ${ratios.map((r) => r.toFixed(2)).join(', ')}; CPU ratios: ${cpuRatios.map((r) => r.toFixed(2)).join(', ')}.`,
     ].join('\n');
     return { results, markdown };
   } finally {

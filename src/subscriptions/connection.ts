@@ -33,6 +33,11 @@ export interface ConnectionHost {
   onDead(connection: Connection, reason: RebindReason, failure: SocketFailure | undefined): void;
 }
 
+/** Map key of a node's subscription id: Solana numbers as they are (no string per notification), anything else as a string. */
+export function serverKey(id: unknown): string | number {
+  return typeof id === 'number' ? id : String(id);
+}
+
 /** A JSON-RPC error answer to a request on the socket. */
 export class SocketRpcError extends Error {
   constructor(
@@ -59,8 +64,8 @@ export class Connection {
   readonly endpointId: string;
   /** Subscriptions assigned to this socket (being subscribed or live). */
   readonly members = new Set<object>();
-  /** Live subscriptions by the server's subscription id. */
-  readonly byServerId = new Map<string, ConnectionMember>();
+  /** Live subscriptions by the server's subscription id (see {@link serverKey}). */
+  readonly byServerId = new Map<string | number, ConnectionMember>();
   unknownNotifications = 0;
   garbageFrames = 0;
   readonly #host: ConnectionHost;
@@ -197,7 +202,7 @@ export class Connection {
     const m = message as { id?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown }; params?: { subscription?: unknown; result?: unknown } };
     const params = m.params;
     if (params !== undefined && typeof params === 'object' && params !== null && params.subscription !== undefined) {
-      const member = this.byServerId.get(String(params.subscription));
+      const member = this.byServerId.get(serverKey(params.subscription));
       if (member === undefined) this.unknownNotifications++;
       else member.notify(params.result, this.#host.clock.now());
       return;

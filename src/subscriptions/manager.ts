@@ -8,7 +8,7 @@ import type { Clock, QueuedTimer, Random } from '../clock.js';
 import { TimerQueue } from '../clock.js';
 import { TransportError } from '../errors/transport-error.js';
 import { parseRetryAfter } from '../retry/retry-after.js';
-import { Connection, SocketRpcError, type ConnectionHost } from './connection.js';
+import { Connection, serverKey, SocketRpcError, type ConnectionHost } from './connection.js';
 import { endpointPauseMs, waitForCandidateMs } from './rebind-backoff.js';
 import { selectEndpoint, type CandidateStatus, type SelectionCandidate } from './selection.js';
 import type { ResolvedSubscriptionSettings } from './settings.js';
@@ -317,7 +317,7 @@ export class SubscriptionManager implements SubscriptionOwner {
     const nowMs = this.now();
     sub.serverId = serverId;
     sub.bound(state.endpoint.id, nowMs);
-    connection.byServerId.set(String(serverId), sub);
+    connection.byServerId.set(serverKey(serverId), sub);
     state.failures = 0;
     connection.watch(sub);
     if (rebind !== undefined) {
@@ -373,7 +373,7 @@ export class SubscriptionManager implements SubscriptionOwner {
     const connection = sub.connection;
     if (connection === undefined) return;
     connection.members.delete(sub);
-    if (sub.serverId !== undefined && connection.byServerId.get(String(sub.serverId)) === sub) connection.byServerId.delete(String(sub.serverId));
+    if (sub.serverId !== undefined && connection.byServerId.get(serverKey(sub.serverId)) === sub) connection.byServerId.delete(serverKey(sub.serverId));
     sub.serverId = undefined;
     sub.connection = undefined;
     const state = this.#endpoints.get(connection.endpointId);

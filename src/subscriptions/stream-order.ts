@@ -1,4 +1,4 @@
-import type { StreamOrder } from './stream-profile.js';
+import type { Seq, StreamOrder } from './stream-profile.js';
 
 /** Keys remembered by identity dedup: a rebind replays at most a few blocks' worth. */
 export const IDENTITY_MEMORY = 4_096;
@@ -18,11 +18,11 @@ const DELIVER: OrderDecision = { deliver: true };
 export class StreamTracker {
   readonly #order: StreamOrder;
   /** Sequence: highest number delivered, and the keys (hashes) delivered at it. */
-  #last: bigint | undefined;
+  #last: Seq | undefined;
   #keysAtLast = new Set<string>();
   /** Identity: insertion-ordered set, oldest evicted first. */
   readonly #seen = new Set<string>();
-  readonly #slotOf = new Map<string, bigint>();
+  readonly #slotOf = new Map<string, Seq>();
 
   constructor(order: StreamOrder) {
     this.#order = order;
@@ -58,16 +58,19 @@ export class StreamTracker {
     }
   }
 
-  #sequence(n: bigint, key: string): OrderDecision {
+  #sequence(n: Seq, key: string): OrderDecision {
     const last = this.#last;
+    // `>` and `==` compare a number with a bigint exactly; only the arithmetic needs one type.
     if (last === undefined || n > last) {
       this.#last = n;
-      this.#keysAtLast = new Set([key]);
-      if (last === undefined || n === last + 1n) return DELIVER;
-      return { deliver: true, gap: { from: last + 1n, to: n - 1n } };
+      if (this.#keysAtLast.size !== 1 || !this.#keysAtLast.has(key)) this.#keysAtLast = new Set([key]);
+      if (last === undefined) return DELIVER;
+      const from = BigInt(last) + 1n;
+      if (typeof n === 'number' && typeof last === 'number' ? n === last + 1 : BigInt(n) === from) return DELIVER;
+      return { deliver: true, gap: { from, to: BigInt(n) - 1n } };
     }
     // A known number: the same block again is a duplicate; another hash at the tip is a reorg.
-    if (n === last && !this.#keysAtLast.has(key)) {
+    if (n == last && !this.#keysAtLast.has(key)) {
       this.#keysAtLast.add(key);
       return DELIVER;
     }

@@ -18,14 +18,17 @@
  * - Other methods: delivered as they come (no dedup, no gaps).
  */
 
+/** A sequence number: a `number` while it is a safe integer (the hot path), else a `bigint`. */
+export type Seq = number | bigint;
+
 /** How notifications of one subscription are ordered and deduplicated. */
 export type StreamOrder =
   /** A number that only grows (slot, root, block): dedup and gaps. `key` distinguishes forks at one number (block hash). */
-  | { readonly type: 'sequence'; readonly read: (value: unknown) => { readonly n: bigint; readonly key?: string } | undefined }
+  | { readonly type: 'sequence'; readonly read: (value: unknown) => { readonly n: Seq; readonly key?: string } | undefined }
   /** Each notification has an identity; seen ones are dropped (bounded memory). */
   | { readonly type: 'identity'; readonly read: (value: unknown) => string | undefined }
   /** A per-key slot that only grows (account changes): older or equal slots are dropped. */
-  | { readonly type: 'per-key-slot'; readonly read: (value: unknown) => { readonly key: string; readonly slot: bigint } | undefined }
+  | { readonly type: 'per-key-slot'; readonly read: (value: unknown) => { readonly key: string; readonly slot: Seq } | undefined }
   | { readonly type: 'none' };
 
 export interface StreamProfile {
@@ -44,10 +47,12 @@ const SOLANA_SLOT_MS = 400;
 const record = (value: unknown): Record<string, unknown> | undefined =>
   typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
 
-function integer(value: unknown): bigint | undefined {
+const HEX_QUANTITY = /^0x[0-9a-fA-F]{1,64}$/;
+
+function integer(value: unknown): Seq | undefined {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : undefined;
   if (typeof value === 'bigint') return value;
-  if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
-  if (typeof value === 'string' && /^0x[0-9a-fA-F]{1,64}$/.test(value)) return BigInt(value);
+  if (typeof value === 'string' && HEX_QUANTITY.test(value)) return value.length <= 15 ? Number.parseInt(value, 16) : BigInt(value);
   return undefined;
 }
 
@@ -80,13 +85,13 @@ const ORDERS = {
   block: { type: 'per-key-slot', read: (v: unknown) => keyed('', integer(record(record(v)?.['value'])?.['slot'])) },
 } as const satisfies Record<string, StreamOrder>;
 
-function wrap(n: bigint | undefined) {
+function wrap(n: Seq | undefined) {
   return n === undefined ? undefined : { n };
 }
 function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
-function keyed(key: string | undefined, slot: bigint | undefined) {
+function keyed(key: string | undefined, slot: Seq | undefined) {
   return key === undefined || slot === undefined ? undefined : { key, slot };
 }
 
