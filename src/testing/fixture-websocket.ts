@@ -8,6 +8,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Clock, TimerHandle } from '../clock.js';
+import { stringifyJson } from '../jsonrpc/exact-json.js';
 
 /** Options of `createFixtureServer({ websocket })`. */
 export interface FixtureWebSocketOptions {
@@ -113,7 +114,8 @@ export async function attachFixtureWebSocket(
   const period = options.slotIntervalMs ?? 400;
 
   const send = (socket: WsSocket, payload: unknown) => {
-    if (socket.readyState === 1) socket.send(JSON.stringify(payload));
+    // Exact: a test may notify u64 values above 2^53 as bigints (lamports, rentEpoch).
+    if (socket.readyState === 1) socket.send(stringifyJson(payload));
   };
   const notifyOne = (sub: LiveSubscription, result: unknown) => {
     if (silent) return;

@@ -25,6 +25,13 @@ const EXPECTED_OUTPUT: Readonly<Record<string, readonly RegExp[]>> = {
     /^sendTransaction resolved: the transaction signature$/m,
     /^primary: 1 send\(s\), 6 read\(s\); misconfigured: 0 send\(s\), 0 read\(s\); backup: 0 send\(s\), 0 read\(s\)$/m,
   ],
+  'subscriptions.ts': [
+    /^account changed at slot 341197061 on primary: 1000000000 lamports \(rentEpoch 18446744073709551615\)$/m,
+    /^rebind primary -> backup: re-read 2500000000 lamports at slot 341197066 over HTTP$/m,
+    /^account changed at slot 341197067 on backup: 3000000000 lamports/m,
+    /^confirmed in slot 341197069 \(err null\), learned by status-check$/m,
+    /^open subscriptions: 0$/m,
+  ],
   'monitoring.ts': [/^30 of 30 reads succeeded$/m, /^flaky +provider-b/m, /: none$/m],
   'adapters/fetch.ts': [/^genesis 5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d$/m],
   'adapters/viem.ts': [/^chain id 31337$/m, /^balance \(wei\) 10000000000000000000000n$/m],
