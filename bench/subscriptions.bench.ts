@@ -10,6 +10,7 @@ import { WebSocket } from 'ws';
 import { HttpTransportPool } from '../src/pool/http-transport-pool.js';
 import { createFixtureServer } from '../src/testing/fixture-server.js';
 import type { SubscriptionSettings } from '../src/subscriptions/types.js';
+import { settledHeap } from './heap.bench.js';
 import { gc, table } from './util.js';
 
 export interface SubscriptionBenchOptions {
@@ -107,18 +108,6 @@ async function silentToNext(settings: SubscriptionSettings): Promise<number> {
     await pool.close();
     await Promise.all([a.close(), b.close()]);
   }
-}
-
-async function settledHeap(): Promise<number> {
-  let previous = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < 10; i++) {
-    gc!();
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    const used = process.memoryUsage().heapUsed;
-    if (used >= previous - 1024) return used;
-    previous = used;
-  }
-  return previous;
 }
 
 /** Heap growth per open, idle `accountSubscribe` (client side only: the node is another process). */

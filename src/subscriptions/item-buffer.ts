@@ -95,41 +95,33 @@ export class ItemBuffer<T> {
    * are dropped (the caller closed it).
    */
   end(drain = false): void {
-    if (this.#ended && !drain) {
-      this.#items = [];
-      this.#head = 0;
-      this.#dropped = 0;
-      return;
-    }
+    if (!drain) this.#clear();
     if (this.#ended) return;
     this.#ended = true;
-    if (drain) {
-      const waiter = this.#waiter;
-      this.#waiter = undefined;
-      this.#failWaiter = undefined;
-      waiter?.({ value: undefined, done: true });
-      return;
-    }
-    this.#items = [];
-    this.#head = 0;
-    this.#dropped = 0;
-    const waiter = this.#waiter;
-    this.#waiter = undefined;
-    this.#failWaiter = undefined;
-    waiter?.({ value: undefined, done: true });
+    this.#takeWaiter()?.resolve({ value: undefined, done: true });
   }
 
   /** Ends the queue with `error`: the waiting and the next `next()` call reject with it, later ones resolve done. */
   fail(error: Error): void {
     if (this.#ended) return;
     this.#ended = true;
+    this.#clear();
+    const waiter = this.#takeWaiter();
+    if (waiter !== undefined) waiter.reject(error);
+    else this.#error = error;
+  }
+
+  #clear(): void {
     this.#items = [];
     this.#head = 0;
     this.#dropped = 0;
-    const fail = this.#failWaiter;
+  }
+
+  #takeWaiter() {
+    const resolve = this.#waiter;
+    const reject = this.#failWaiter;
     this.#waiter = undefined;
     this.#failWaiter = undefined;
-    if (fail !== undefined) fail(error);
-    else this.#error = error;
+    return resolve === undefined || reject === undefined ? undefined : { resolve, reject };
   }
 }

@@ -81,14 +81,14 @@ export class SubscriptionManager implements SubscriptionOwner {
   readonly #connectionHost: ConnectionHost;
   #factory: Promise<SocketFactory | undefined> | undefined;
   #nextId = 0;
-  #rotation: number;
+  /** Drawn on the first placement, not at construction: a pool that never subscribes leaves the injected random's sequence untouched. */
+  #rotation: number | undefined;
   #closed = false;
 
   constructor(host: SubscriptionHost, settings: ResolvedSubscriptionSettings) {
     this.#host = host;
     this.#settings = settings;
     this.#timers = new TimerQueue(host.clock);
-    this.#rotation = Math.floor(host.random() * 1024);
     for (const endpoint of host.endpoints) {
       this.#endpoints.set(endpoint.id, {
         endpoint,
@@ -252,7 +252,7 @@ export class SubscriptionManager implements SubscriptionOwner {
       const choice = selectEndpoint(this.#candidates(now), {
         avoid: sub.lastFailedEndpoint,
         maxOperatorShare: this.#host.maxOperatorShare,
-        rotation: this.#rotation++,
+        rotation: (this.#rotation = (this.#rotation ?? Math.floor(this.#host.random() * 1024)) + 1),
       });
       if (choice.type === 'none') {
         sub.noEndpoint = true;

@@ -23,6 +23,20 @@ function poolOf(endpoints: HttpTransportPoolOptions['endpoints'], extra: Partial
   return pool;
 }
 
+/** Nodes a (tier 0) and b (tier 1) behind one pool. */
+async function primaryAndBackup(fixtures: Fixture[] = [], extra: Partial<HttpTransportPoolOptions> = {}) {
+  const a = await node({ fixtures });
+  const b = await node({ fixtures });
+  const pool = poolOf(
+    [
+      { id: 'a', url: a.url, wsUrl: a.wsUrl!, tier: 0 },
+      { id: 'b', url: b.url, wsUrl: b.wsUrl!, tier: 1 },
+    ],
+    extra,
+  );
+  return { a, b, pool };
+}
+
 const SIGNATURE = '5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW';
 
 describe('selection under the operator cap', () => {
@@ -70,12 +84,7 @@ describe('selection under the operator cap', () => {
 
 describe('rebind', () => {
   it('a dropped socket: the iterator goes on from another endpoint with a rebind item, no repeated slot, and a gap for the slots missed', async () => {
-    const a = await node();
-    const b = await node();
-    const pool = poolOf([
-      { id: 'a', url: a.url, wsUrl: a.wsUrl!, tier: 0 },
-      { id: 'b', url: b.url, wsUrl: b.wsUrl!, tier: 1 },
-    ]);
+    const { a, b, pool } = await primaryAndBackup();
     const sub = await pool.subscribe('slotSubscribe', []);
     a.ws!.tickSlot();
     a.ws!.tickSlot();
@@ -97,15 +106,7 @@ describe('rebind', () => {
   });
 
   it('an endpoint leaving rotation (benched by reputation) moves its subscriptions', async () => {
-    const a = await node();
-    const b = await node();
-    const pool = poolOf(
-      [
-        { id: 'a', url: a.url, wsUrl: a.wsUrl!, tier: 0 },
-        { id: 'b', url: b.url, wsUrl: b.wsUrl!, tier: 1 },
-      ],
-      { retry: { maxRetries: 0 } },
-    );
+    const { a, b, pool } = await primaryAndBackup([], { retry: { maxRetries: 0 } });
     const sub = await pool.subscribe('slotSubscribe', []);
     expect(a.ws!.subscriptions()).toBe(1);
     // a answers HTTP with 500s until the reputation detectors bench it.
@@ -128,12 +129,7 @@ describe('signature confirmation across a dropped socket', () => {
 
   it('a confirmation that happened while the socket was down is found by the status check after the rebind', async () => {
     const fixtures = [statuses(null)];
-    const a = await node({ fixtures });
-    const b = await node({ fixtures });
-    const pool = poolOf([
-      { id: 'a', url: a.url, wsUrl: a.wsUrl!, tier: 0 },
-      { id: 'b', url: b.url, wsUrl: b.wsUrl!, tier: 1 },
-    ]);
+    const { a, b, pool } = await primaryAndBackup(fixtures);
     const sol = createSolanaClient(pool);
     const confirmed = sol.onSignature(SIGNATURE, { commitment: 'confirmed' });
     await until(() => a.ws!.subscriptions('signatureSubscribe') === 1 && a.count('getSignatureStatuses') === 1, 5_000, 'subscribed and checked');
@@ -149,12 +145,7 @@ describe('signature confirmation across a dropped socket', () => {
 
   it('a notification after the rebind resolves it (the status check found nothing)', async () => {
     const fixtures = [statuses(null)];
-    const a = await node({ fixtures });
-    const b = await node({ fixtures });
-    const pool = poolOf([
-      { id: 'a', url: a.url, wsUrl: a.wsUrl!, tier: 0 },
-      { id: 'b', url: b.url, wsUrl: b.wsUrl!, tier: 1 },
-    ]);
+    const { a, b, pool } = await primaryAndBackup(fixtures);
     const confirmed = createSolanaClient(pool).onSignature(SIGNATURE);
     await until(() => a.ws!.subscriptions('signatureSubscribe') === 1, 5_000, 'subscribed on a');
     a.ws!.drop();
@@ -235,13 +226,8 @@ describe('frames a node should not send', () => {
 
 describe('upgrades refused', () => {
   it('429 on the upgrade: the subscription goes elsewhere and the endpoint is left alone for its Retry-After', async () => {
-    const a = await node();
-    const b = await node();
+    const { a, pool } = await primaryAndBackup();
     a.ws!.setUpgrade({ status: 429, retryAfterSeconds: 30 });
-    const pool = poolOf([
-      { id: 'a', url: a.url, wsUrl: a.wsUrl!, tier: 0 },
-      { id: 'b', url: b.url, wsUrl: b.wsUrl!, tier: 1 },
-    ]);
     const first = await pool.subscribe('slotSubscribe', []);
     expect(first.endpointId).toBe('b');
     const more = await Promise.all([1, 2, 3].map(() => pool.subscribe('slotSubscribe', [])));
@@ -265,12 +251,7 @@ describe('upgrades refused', () => {
   });
 
   it('a subscribe call the node refuses (bad params) fails at once with the node code, and no other node is asked', async () => {
-    const a = await node();
-    const b = await node();
-    const pool = poolOf([
-      { id: 'a', url: a.url, wsUrl: a.wsUrl!, tier: 0 },
-      { id: 'b', url: b.url, wsUrl: b.wsUrl!, tier: 1 },
-    ]);
+    const { a, b, pool } = await primaryAndBackup();
     const error = await pool.subscribe('eth_subscribe', [42]).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'SUBSCRIPTION_FAILED', endpointId: 'a', context: { reason: 'rpc-error', rpcCode: -32602 } });
     expect(a.count('eth_subscribe')).toBe(1);

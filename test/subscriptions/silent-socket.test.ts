@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSeededRandom, HttpTransportPool, type SubscriptionEvent } from '../../src/index.js';
+import { createSeededRandom, HttpTransportPool, type SubscriptionEvent, type SubscriptionSettings } from '../../src/index.js';
 import { createFakeClock, createFixtureServer, type FixtureServer } from '../../src/testing/index.js';
 import { drive } from './drive.js';
 
@@ -10,28 +10,29 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-async function twoNodes(clock: ReturnType<typeof createFakeClock>) {
+/** Two nodes ticking slots every 400 ms on `clock`, and a pool preferring a (tier 0) over b (tier 1). */
+async function twoNodes(clock: ReturnType<typeof createFakeClock>, subscriptions: SubscriptionSettings) {
   const a = await createFixtureServer({ fixtures: [], clock, websocket: { slotIntervalMs: 400 } });
   const b = await createFixtureServer({ fixtures: [], clock, websocket: { slotIntervalMs: 400 } });
   servers.push(a, b);
-  return { a, b };
+  const pool = new HttpTransportPool({
+    endpoints: [
+      { id: 'a', url: a.url, wsUrl: a.wsUrl!, tier: 0 },
+      { id: 'b', url: b.url, wsUrl: b.wsUrl!, tier: 1 },
+    ],
+    clock,
+    random: createSeededRandom(1),
+    subscriptions,
+  });
+  pools.push(pool);
+  return { a, b, pool };
 }
 
 describe('a silent socket', () => {
   it('is declared dead while pongs still arrive, and the first notification from another endpoint comes within 2.4 s (default settings)', async () => {
     const clock = createFakeClock();
-    const { a, b } = await twoNodes(clock);
-    const pool = new HttpTransportPool({
-      endpoints: [
-        { id: 'a', url: a.url, wsUrl: a.wsUrl!, tier: 0 },
-        { id: 'b', url: b.url, wsUrl: b.wsUrl!, tier: 1 },
-      ],
-      clock,
-      random: createSeededRandom(1),
-      // Pings every 300 ms so they keep coming while the stream is silent; a lost pong would take 60 s.
-      subscriptions: { pingIntervalMs: 300, pongTimeoutMs: 60_000 },
-    });
-    pools.push(pool);
+    // Pings every 300 ms so they keep coming while the stream is silent; a lost pong would take 60 s.
+    const { a, b, pool } = await twoNodes(clock, { pingIntervalMs: 300, pongTimeoutMs: 60_000 });
     const events: SubscriptionEvent[] = [];
     pool.on('subscription', (e) => events.push(e));
     const sub = await pool.subscribe('slotSubscribe', []);
@@ -61,17 +62,7 @@ describe('a silent socket', () => {
 
   it('detects silence faster when configured lower (minSilenceMs 500, factor 2: under 1.3 s)', async () => {
     const clock = createFakeClock();
-    const { a, b } = await twoNodes(clock);
-    const pool = new HttpTransportPool({
-      endpoints: [
-        { id: 'a', url: a.url, wsUrl: a.wsUrl!, tier: 0 },
-        { id: 'b', url: b.url, wsUrl: b.wsUrl!, tier: 1 },
-      ],
-      clock,
-      random: createSeededRandom(1),
-      subscriptions: { minSilenceMs: 500, silenceFactor: 2, pingIntervalMs: 0 },
-    });
-    pools.push(pool);
+    const { a, pool } = await twoNodes(clock, { minSilenceMs: 500, silenceFactor: 2, pingIntervalMs: 0 });
     const sub = await pool.subscribe('slotSubscribe', []);
     const before = await drive(clock, sub, (items) => items.length === 2);
     a.ws!.setSilent(true);
@@ -83,17 +74,7 @@ describe('a silent socket', () => {
 
   it('learns the interval of a stream with none configured (EVM heads) and watches it', async () => {
     const clock = createFakeClock();
-    const { a, b } = await twoNodes(clock);
-    const pool = new HttpTransportPool({
-      endpoints: [
-        { id: 'a', url: a.url, wsUrl: a.wsUrl!, tier: 0 },
-        { id: 'b', url: b.url, wsUrl: b.wsUrl!, tier: 1 },
-      ],
-      clock,
-      random: createSeededRandom(1),
-      subscriptions: { pingIntervalMs: 0 },
-    });
-    pools.push(pool);
+    const { a, pool } = await twoNodes(clock, { pingIntervalMs: 0 });
     const sub = await pool.subscribe('eth_subscribe', ['newHeads']);
     let n = 0;
     const head = (server: FixtureServer) => server.ws!.notify('eth_subscribe', { number: `0x${(++n).toString(16)}`, hash: `0x${n.toString(16).padStart(64, '0')}` });
@@ -109,24 +90,13 @@ describe('a silent socket', () => {
     const rebindAt = after.find((i) => i.kind === 'rebind')!.atMs;
     expect(rebindAt - lastFromA).toBeGreaterThanOrEqual(5000);
     expect(rebindAt - lastFromA).toBeLessThanOrEqual(5250);
-    void b;
   });
 });
 
 describe('a half-dead socket', () => {
   it('that stops answering pings is dead after pongTimeoutMs, even for a stream that never ticks', async () => {
     const clock = createFakeClock();
-    const { a, b } = await twoNodes(clock);
-    const pool = new HttpTransportPool({
-      endpoints: [
-        { id: 'a', url: a.url, wsUrl: a.wsUrl!, tier: 0 },
-        { id: 'b', url: b.url, wsUrl: b.wsUrl!, tier: 1 },
-      ],
-      clock,
-      random: createSeededRandom(1),
-      subscriptions: { pingIntervalMs: 1000, pongTimeoutMs: 1000 },
-    });
-    pools.push(pool);
+    const { a, b, pool } = await twoNodes(clock, { pingIntervalMs: 1000, pongTimeoutMs: 1000 });
     const sub = await pool.subscribe('accountSubscribe', ['4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T']);
     // Pongs flow: nothing happens for 10 s.
     await drive(clock, sub, () => false, { stepMs: 500, maxSteps: 20, ioMs: 10 }).catch(() => undefined);
