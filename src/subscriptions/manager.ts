@@ -7,30 +7,17 @@
 import type { Clock, QueuedTimer, Random } from '../clock.js';
 import { TimerQueue } from '../clock.js';
 import { TransportError } from '../errors/transport-error.js';
-import { parseRetryAfter } from '../retry/retry-after.js';
 import { Connection, serverKey, SocketRpcError, type ConnectionHost } from './connection.js';
 import { endpointPauseMs, waitForCandidateMs } from './rebind-backoff.js';
-import { selectEndpoint, type CandidateStatus, type SelectionCandidate } from './selection.js';
+import { EndpointStates, type EndpointStanding, type EndpointState, type SubscriptionEndpointSnapshot, type WsEndpoint } from './endpoint-states.js';
+import { selectEndpoint } from './selection.js';
 import type { ResolvedSubscriptionSettings } from './settings.js';
 import type { SocketFactory, SocketFailure } from './socket.js';
+
+export type { EndpointStanding, SubscriptionEndpointSnapshot, WsEndpoint } from './endpoint-states.js';
 import { streamProfileOf } from './stream-profile.js';
 import { ManagedSubscription, type SubscriptionOwner } from './subscription.js';
 import type { RebindReason, SubscribeOptions, Subscription, SubscriptionEvent } from './types.js';
-
-/** An endpoint that can take subscriptions. `wsUrl` is a secret: it only ever reaches the socket factory. */
-export interface WsEndpoint {
-  readonly id: string;
-  readonly operator: string;
-  readonly wsUrl: string;
-  readonly headers: Readonly<Record<string, string>>;
-}
-
-/** Where an endpoint stands in the pool's rotation now. */
-export interface EndpointStanding {
-  readonly tier: number;
-  readonly band: number;
-  readonly status: CandidateStatus;
-}
 
 /** What the manager needs from the pool (see pool/subscriptions.ts). */
 export interface SubscriptionHost {
@@ -46,37 +33,11 @@ export interface SubscriptionHost {
   loadSocketFactory(): Promise<SocketFactory | undefined>;
 }
 
-/** Per endpoint, for `snapshot()`. */
-export interface SubscriptionEndpointSnapshot {
-  readonly endpointId: string;
-  /** Sockets open or opening. */
-  readonly sockets: number;
-  /** Subscriptions live or being placed on it. */
-  readonly subscriptions: number;
-  /** Remaining pause after socket failures, in ms (0: may take subscriptions). */
-  readonly pausedForMs: number;
-  /** Socket failures in a row (reset by a confirmed subscription). */
-  readonly consecutiveFailures: number;
-  /** Notifications for a subscription id the pool does not hold, and frames that were not JSON-RPC, since start. */
-  readonly unknownNotifications: number;
-  readonly garbageFrames: number;
-}
-
-interface EndpointState {
-  readonly endpoint: WsEndpoint;
-  readonly connections: Set<Connection>;
-  load: number;
-  failures: number;
-  pausedUntilMs: number;
-  unknownNotifications: number;
-  garbageFrames: number;
-}
-
 export class SubscriptionManager implements SubscriptionOwner {
   readonly #host: SubscriptionHost;
   readonly #settings: ResolvedSubscriptionSettings;
   readonly #timers: TimerQueue;
-  readonly #endpoints = new Map<string, EndpointState>();
+  readonly #endpoints: EndpointStates;
   readonly #subscriptions = new Set<ManagedSubscription>();
   readonly #connectionHost: ConnectionHost;
   #factory: Promise<SocketFactory | undefined> | undefined;
@@ -89,17 +50,7 @@ export class SubscriptionManager implements SubscriptionOwner {
     this.#host = host;
     this.#settings = settings;
     this.#timers = new TimerQueue(host.clock);
-    for (const endpoint of host.endpoints) {
-      this.#endpoints.set(endpoint.id, {
-        endpoint,
-        connections: new Set(),
-        load: 0,
-        failures: 0,
-        pausedUntilMs: 0,
-        unknownNotifications: 0,
-        garbageFrames: 0,
-      });
-    }
+    this.#endpoints = new EndpointStates(host.endpoints);
     this.#connectionHost = {
       clock: host.clock,
       timers: this.#timers,
@@ -180,24 +131,7 @@ export class SubscriptionManager implements SubscriptionOwner {
   }
 
   snapshot(): SubscriptionEndpointSnapshot[] {
-    const now = this.#host.clock.now();
-    return [...this.#endpoints.values()].map((state) => {
-      let unknown = state.unknownNotifications;
-      let garbage = state.garbageFrames;
-      for (const c of state.connections) {
-        unknown += c.unknownNotifications;
-        garbage += c.garbageFrames;
-      }
-      return {
-        endpointId: state.endpoint.id,
-        sockets: state.connections.size,
-        subscriptions: state.load,
-        pausedForMs: Math.max(0, state.pausedUntilMs - now),
-        consecutiveFailures: state.failures,
-        unknownNotifications: unknown,
-        garbageFrames: garbage,
-      };
-    });
+    return this.#endpoints.snapshot(this.now());
   }
 
   /** Ends every iterator and closes every socket (no unsubscribe calls: closing the socket frees the node's state). */
@@ -249,7 +183,7 @@ export class SubscriptionManager implements SubscriptionOwner {
   async #place(sub: ManagedSubscription, factory: SocketFactory, rebind: { from: string; reason: RebindReason } | undefined): Promise<void> {
     while (sub.state === 'placing') {
       const now = this.now();
-      const choice = selectEndpoint(this.#candidates(now), {
+      const choice = selectEndpoint(this.#endpoints.candidates(this.#host.standing, now), {
         avoid: sub.lastFailedEndpoint,
         maxOperatorShare: this.#host.maxOperatorShare,
         rotation: (this.#rotation = (this.#rotation ?? Math.floor(this.#host.random() * 1024)) + 1),
@@ -266,7 +200,7 @@ export class SubscriptionManager implements SubscriptionOwner {
         return;
       }
       if (choice.type === 'wait') {
-        await this.#sleep(sub, waitForCandidateMs(this.#earliestPauseEnd(), now, this.#settings.backoff));
+        await this.#sleep(sub, waitForCandidateMs(this.#endpoints.earliestPauseEnd(now), now, this.#settings.backoff));
         continue;
       }
       const state = this.#endpoints.get(choice.endpointId)!;
@@ -328,30 +262,6 @@ export class SubscriptionManager implements SubscriptionOwner {
     return true;
   }
 
-  #candidates(nowMs: number): SelectionCandidate[] {
-    const out: SelectionCandidate[] = [];
-    for (const state of this.#endpoints.values()) {
-      const standing = this.#host.standing(state.endpoint.id, nowMs);
-      out.push({
-        endpointId: state.endpoint.id,
-        operator: state.endpoint.operator,
-        tier: standing.tier,
-        band: standing.band,
-        status: standing.status,
-        paused: state.pausedUntilMs > nowMs,
-        subscriptions: state.load,
-      });
-    }
-    return out;
-  }
-
-  #earliestPauseEnd(): number {
-    let earliest = Number.POSITIVE_INFINITY;
-    const now = this.now();
-    for (const state of this.#endpoints.values()) if (state.pausedUntilMs > now) earliest = Math.min(earliest, state.pausedUntilMs);
-    return earliest;
-  }
-
   #connectionFor(state: EndpointState, factory: SocketFactory): Connection {
     for (const connection of state.connections) {
       if (!connection.dead && connection.members.size < this.#settings.maxSubscriptionsPerSocket) return connection;
@@ -400,29 +310,20 @@ export class SubscriptionManager implements SubscriptionOwner {
     if (connection.dead || connection.members.size > 0) return;
     connection.idleAfter(this.#settings.idleSocketMs, () => {
       this.#endpoints.get(connection.endpointId)?.connections.delete(connection);
-      this.#absorbCounters(connection);
+      this.#endpoints.absorb(connection);
       connection.dispose();
     });
-  }
-
-  #absorbCounters(connection: Connection): void {
-    const state = this.#endpoints.get(connection.endpointId);
-    if (state === undefined) return;
-    state.unknownNotifications += connection.unknownNotifications;
-    state.garbageFrames += connection.garbageFrames;
   }
 
   #onDead(connection: Connection, reason: RebindReason, failure: SocketFailure | undefined): void {
     const state = this.#endpoints.get(connection.endpointId);
     if (state === undefined) return;
     state.connections.delete(connection);
-    this.#absorbCounters(connection);
+    this.#endpoints.absorb(connection);
     if (this.#closed) return;
     const now = this.now();
     if (reason !== 'left-rotation' && (failure !== undefined || connection.members.size > 0 || reason !== 'closed')) {
-      state.failures++;
-      const providerDelayMs = failure?.kind === 'rate-limited' ? parseRetryAfter(failure.retryAfter, this.#host.clock.wallNow()) : undefined;
-      state.pausedUntilMs = now + endpointPauseMs(state.failures, providerDelayMs, this.#settings.backoff, this.#host.random);
+      this.#endpoints.pause(state, failure, now, this.#host.clock.wallNow(), this.#settings.backoff, this.#host.random);
     }
     const factory = this.#settings.socketFactory;
     for (const member of [...connection.members]) {
