@@ -333,7 +333,13 @@ export class SubscriptionManager implements SubscriptionOwner {
       this.#detach(sub);
       sub.state = 'placing';
       sub.lastFailedEndpoint = state.endpoint.id;
-      void this.#factory?.then((loaded) => this.#place(sub, (factory ?? loaded)!, { from: state.endpoint.id, reason }));
+      void this.#factory
+        ?.then((loaded) => this.#place(sub, (factory ?? loaded)!, { from: state.endpoint.id, reason }))
+        // Nobody awaits a rebind: a fault in it must end the iterator, never float as an unhandled rejection.
+        .catch((error: unknown) => {
+          this.#finish(sub);
+          sub.fail(error instanceof Error ? error : new Error('rebind failed'));
+        });
     }
   }
 
