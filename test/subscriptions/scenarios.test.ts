@@ -330,3 +330,25 @@ describe('closing', () => {
     await expect(pool.subscribe('slotSubscribe', [])).rejects.toMatchObject({ code: 'POOL_CLOSED' });
   });
 });
+
+describe('chain guard', () => {
+  it('with expectedChain, subscriptions wait for the chain check and never reach an endpoint on another chain', async () => {
+    const { SOLANA_GENESIS_HASHES } = await import('../../src/solana/index.js');
+    const fixtures = [resultFixture('solana', 'getGenesisHash', [], SOLANA_GENESIS_HASHES['mainnet-beta'])];
+    const wrong = await createFixtureServer({ fixtures, behaviours: { '*': [{ type: 'wrong-genesis' }] }, websocket: { slotIntervalMs: 0 } });
+    const right = await createFixtureServer({ fixtures, websocket: { slotIntervalMs: 0 } });
+    servers.push(wrong, right);
+    const pool = poolOf(
+      [
+        { id: 'devnet-by-mistake', url: wrong.url, wsUrl: wrong.wsUrl!, tier: 0 },
+        { id: 'mainnet', url: right.url, wsUrl: right.wsUrl!, tier: 1 },
+      ],
+      { chain: 'solana', expectedChain: { genesisHash: SOLANA_GENESIS_HASHES['mainnet-beta'] } },
+    );
+    const subs = await Promise.all([1, 2, 3].map(() => pool.subscribe('slotSubscribe', [])));
+    expect(subs.map((s) => s.endpointId)).toEqual(['mainnet', 'mainnet', 'mainnet']);
+    expect(wrong.count('getGenesisHash')).toBe(1);
+    expect(wrong.ws!.upgrades).toBe(0);
+    expect(pool.snapshot().endpoints.map((e) => e.chain)).toEqual(['wrong-chain', 'verified']);
+  });
+});
