@@ -15,7 +15,7 @@ export interface HeapResult {
 const TARGET_BYTES = 4 * 1024;
 const gc = (globalThis as { gc?: () => void }).gc;
 
-async function settledHeap(): Promise<number> {
+export async function settledHeap(): Promise<number> {
   // Let earlier sections' garbage (closed sockets, timers) settle: collect until heapUsed stops falling.
   let previous = Number.POSITIVE_INFINITY;
   for (let i = 0; i < 10; i++) {

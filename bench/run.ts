@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark side by side in one run. Never part of `npm test`.
  * Pass `--json <file>` to also write the raw results, `--quick` for short runs (CI smoke),
- * `--only <section,…>` (admission, selection, json, peers, heap, faults, slow-node, bundle, health, observability, batching) for a focused run,
+ * `--only <section,…>` (admission, selection, json, peers, heap, faults, slow-node, bundle, health, observability, batching, subscriptions) for a focused run,
  * `--rounds <n>` for more throughput rounds (the median ratio to raw undici steadies with more).
  */
 import { writeFileSync } from 'node:fs';
@@ -17,6 +17,7 @@ import { benchObservability } from './observability.bench.js';
 import { benchPeers } from './peers.bench.js';
 import { benchSelection } from './selection.bench.js';
 import { benchSlowNode } from './slow-node.bench.js';
+import { benchSubscriptions } from './subscriptions.bench.js';
 
 const args = process.argv.slice(2);
 const valueOf = (flag: string) => {
@@ -76,6 +77,9 @@ await section('observability', 'Exporters on the no-fault path (Prometheus, Open
 );
 await section('batching', 'Requests saved by coalescing and batching (bot workload, same loopback server)', () =>
   benchBatching(quick ? { tasks: 32, rounds: 5, baseDelayMs: 5 } : { tasks: 64, rounds: 20, baseDelayMs: 5 }),
+);
+await section('subscriptions', 'WebSocket subscriptions (throughput vs raw ws, silent-socket failover, heap per subscription)', () =>
+  benchSubscriptions(quick ? { notifications: 50_000, rounds: 1, idleSubscriptions: 2_000 } : { notifications: 200_000, rounds: 3, idleSubscriptions: 10_000 }),
 );
 
 if (jsonPath) writeFileSync(jsonPath, JSON.stringify(results, null, 2));

@@ -30,6 +30,22 @@ export type {
   HeadEvent,
   ProbeEvent,
 } from './pool/events.js';
+export type {
+  Subscription,
+  SubscriptionItem,
+  NotificationItem,
+  GapItem,
+  RebindItem,
+  OverflowItem,
+  RebindReason,
+  SubscribeOptions,
+  SubscriptionSettings,
+  OverflowPolicy,
+  SubscriptionEvent,
+} from './subscriptions/types.js';
+export type { SubscriptionEndpointSnapshot } from './subscriptions/manager.js';
+export { wsSocketFactory, webSocketFactory, type SocketFactory, type SocketHandlers, type SocketFailure, type SubscriptionSocket } from './subscriptions/socket.js';
+export type { Subscriber } from './subscriptions/mapped.js';
 export type { BalanceSettings } from './balance/balancer.js';
 export type { HedgeSettings } from './balance/hedge-policy.js';
 export type {

@@ -30,6 +30,8 @@ export interface NormalizedEndpoint {
   readonly index: number;
   /** Internal only: never in errors, events or snapshots. */
   readonly url: string;
+  /** Internal only, as secret as `url`: the configured WebSocket URL. */
+  readonly wsUrl: string | undefined;
   /** Internal only. */
   readonly hostname: string;
   readonly headers: Readonly<Record<string, string>>;
@@ -140,6 +142,7 @@ export function normalizeEndpoints(options: HttpTransportPoolOptions): Normalize
       id,
       index,
       url: endpoint.url,
+      wsUrl: endpoint.wsUrl,
       hostname: new URL(endpoint.url).hostname,
       headers: endpoint.headers ?? {},
       operator,

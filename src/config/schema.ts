@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { healthSettingsSchema } from '../health/config.js';
+import { subscriptionSettingsSchema, wsUrlSchema } from '../subscriptions/settings.js';
 
 /** An HTTP header name (an RFC 9110 token). */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -40,6 +41,7 @@ const kindName = z.string().min(1, 'must not be empty');
 export const endpointSchema = roleSettingsSchema.extend({
   id: z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters').optional(),
   url: httpUrl,
+  wsUrl: wsUrlSchema.optional(),
   headers: z
     .record(
       z.string().regex(HEADER_NAME, { error: 'header names must be HTTP tokens' }),
@@ -152,6 +154,7 @@ export const poolConfigSchema = z
         error: 'must be false or { waitMs?, maxSize? }',
       })
       .optional(),
+    subscriptions: subscriptionSettingsSchema.optional(),
     executor: objectWith(['execute', 'close'], 'must have execute() and close()').optional(),
     logger: objectWith(['debug', 'info', 'warn', 'error'], 'must have debug(), info(), warn() and error()').optional(),
     clock: objectWith(['now', 'wallNow', 'setTimer'], 'must have now(), wallNow() and setTimer()').optional(),

@@ -6,6 +6,7 @@ import type { HttpExecutor } from '../http/executor.js';
 import type { PoolLogger } from '../logging/pool-logger.js';
 import type { MicroBatchSettings } from '../batch/types.js';
 import type { RequestKind, RetryClass } from '../retry/causes.js';
+import type { SubscriptionSettings } from '../subscriptions/types.js';
 
 /** Admission settings of a role: one endpoint serving one request kind. */
 export interface RoleSettings {
@@ -34,6 +35,12 @@ export interface EndpointConfig extends RoleSettings {
   readonly id?: string;
   /** The JSON-RPC URL. May contain keys: it never appears in errors, events or snapshots. */
   readonly url: string;
+  /**
+   * The WebSocket URL (`ws:`/`wss:`) for `pool.subscribe()`. As secret as `url`: it never
+   * appears in errors, events or snapshots. Without it the endpoint takes no subscriptions,
+   * unless `subscriptions.deriveWsUrl` is on. @default none
+   */
+  readonly wsUrl?: string;
   /** Extra request headers (e.g. an API key header). Values are never logged. */
   readonly headers?: Readonly<Record<string, string>>;
   /** Operator for the concentration cap. @default the URL's registrable domain (eTLD+1) */
@@ -164,6 +171,8 @@ export interface HttpTransportPoolOptions {
    * and messages name endpoints by id and operator only. @default none: the pool never logs
    */
   readonly logger?: PoolLogger;
+  /** WebSocket subscriptions (`pool.subscribe()`): sockets, keep-alive, silence, rebind backoff, buffers. @default {} */
+  readonly subscriptions?: SubscriptionSettings;
   /** How attempts reach endpoints. @default the undici executor */
   readonly executor?: HttpExecutor;
   /** Injected clock (tests pass `createFakeClock()`). @default the system clock */

@@ -16,6 +16,9 @@ export const TRANSPORT_ERROR_CODES = [
   'HTTP_ERROR',
   'POOL_CLOSED',
   'CHAIN_MISMATCH',
+  'SUBSCRIPTION_FAILED',
+  'SUBSCRIPTION_CLOSED',
+  'SUBSCRIPTION_OVERFLOW',
 ] as const;
 
 export type TransportErrorCode = (typeof TRANSPORT_ERROR_CODES)[number];

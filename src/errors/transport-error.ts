@@ -56,6 +56,24 @@ export interface TransportErrorContextByCode {
   POOL_CLOSED: Record<string, never>;
   /** Every endpoint that could take the call (or the pinned one) reported another chain than `expectedChain`. */
   CHAIN_MISMATCH: { readonly kind: RequestKind; readonly expected: string; readonly pinnedEndpoint?: string };
+  /**
+   * A subscription could not be opened: `no-ws-endpoint` (no endpoint has a WebSocket URL,
+   * or every one is on another chain), `no-socket` (neither `ws` nor a global `WebSocket`),
+   * `rpc-error` (the node refused the subscribe call: `rpcCode`/`rpcMessage`), `timeout`
+   * (no node confirmed it within `timeoutMs`; `lastFailure` says what the last try met),
+   * `unsupported` (a chain client over a requester that cannot subscribe).
+   */
+  SUBSCRIPTION_FAILED: {
+    readonly method: string;
+    readonly reason: 'no-ws-endpoint' | 'no-socket' | 'rpc-error' | 'timeout' | 'unsupported';
+    readonly rpcCode?: number;
+    readonly rpcMessage?: string;
+    readonly lastFailure?: string;
+  };
+  /** The subscription ended (closed, aborted, or the pool closed) before what was awaited on it arrived. */
+  SUBSCRIPTION_CLOSED: { readonly method: string };
+  /** Overflow policy `error`: the caller read too slowly and `bufferSize` items were waiting. */
+  SUBSCRIPTION_OVERFLOW: { readonly method: string; readonly bufferSize: number };
 }
 
 export interface TransportErrorOptions<C extends TransportErrorCode> {

@@ -1,4 +1,5 @@
 import { TransportError } from '../errors/transport-error.js';
+import { evmSubscriptions, type EvmSubscriptions } from '../subscriptions/evm-helpers.js';
 import type { RequestOptions, RpcRequester } from '../pool/request-options.js';
 import { systemClock, type Clock } from '../clock.js';
 import { assertEvmAddress } from './address.js';
@@ -53,7 +54,7 @@ export type GetChainIdReturnType = number;
 export type GetBlockNumberReturnType = bigint;
 
 /** Typed EVM calls over any {@link RpcRequester} (normally an `HttpTransportPool`). */
-export interface EvmClient extends EvmStateMethods, EvmTransactionMethods, EvmBlockMethods, EvmLogMethods {
+export interface EvmClient extends EvmStateMethods, EvmTransactionMethods, EvmBlockMethods, EvmLogMethods, EvmSubscriptions {
   /** `eth_syncing`: `false` → healthy; a sync-status object → unhealthy with `blocksBehind?`. */
   getHealth(options?: RequestOptions): Promise<GetHealthReturnType>;
   /** `web3_clientVersion` → `{ clientVersion, name?, version? }`. */
@@ -109,6 +110,7 @@ export function createEvmClient(requester: RpcRequester, defaults: EvmClientDefa
     ...createBlockMethods(ctx),
     ...createLogMethods(ctx),
     sendAndWait: (serializedTransaction, options = {}) => sendAndWait(requester, serializedTransaction, { clock, ...options }),
+    ...evmSubscriptions(requester),
     async getHealth(options) {
       const result = await requester.request('eth_syncing', [], options);
       const syncing = parseResult('eth_syncing', syncingResultSchema, result);

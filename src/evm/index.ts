@@ -33,3 +33,11 @@ export type { PollSchedule } from '../retry/poll-schedule.js';
 export { assertEvmAddress, isEvmAddress } from './address.js';
 export { EVM_GENESIS_HASHES, evmChainOf, type EvmChain } from './chains.js';
 export type { RequestOptions, RpcRequester } from '../pool/request-options.js';
+export {
+  onNewHeads,
+  onLogs,
+  type EvmSubscriptions,
+  type EvmHead,
+  type EvmLog as EvmLogNotification,
+  type EvmLogFilter as EvmLogSubscriptionFilter,
+} from '../subscriptions/evm-helpers.js';

@@ -1,4 +1,5 @@
 import type { DispatchState, FailureCause, RequestKind } from '../retry/causes.js';
+import type { SubscriptionEvent } from '../subscriptions/types.js';
 
 interface EventBase {
   /** Monotonic time of the event, in ms (the pool's clock). */
@@ -150,6 +151,7 @@ export interface PoolEventMap {
   hedge: HedgeEvent;
   head: HeadEvent;
   probe: ProbeEvent;
+  subscription: SubscriptionEvent;
 }
 
 export type PoolEventName = keyof PoolEventMap;

@@ -38,6 +38,8 @@ import { buildKindGroups } from './topology.js';
 import { attachLogger } from '../logging/pool-logger.js';
 import type { ServeStatusOptions, StatusServer } from '../status/status-server.js';
 import { serveStatus } from '../status/serve-status.js';
+import { PoolSubscriptions, wsUrlsOf } from './subscriptions.js';
+import type { SubscribeOptions, Subscription } from '../subscriptions/types.js';
 
 export type { AcquireOptions } from './internals.js';
 
@@ -75,6 +77,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   };
   /** What close() also stops: the logger, status servers. */
   readonly #onClose = new Set<() => void | Promise<void>>();
+  readonly #subscriptions: PoolSubscriptions;
   #closed = false;
   #closedError: TransportError<'POOL_CLOSED'> | undefined;
   #closing: Promise<void> | undefined;
@@ -117,11 +120,24 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     });
     this.#admission = new Admission(this.#clock, this.#endpointHealth, this.#chainGuard, this.#balancer);
     const fragments = secretFragments(
-      this.#endpoints.map((e) => e.url),
+      [...this.#endpoints.map((e) => e.url), ...wsUrlsOf(this.#endpoints, options.subscriptions)],
       this.#endpoints.flatMap((e) => Object.values(e.headers)),
     );
     const maxBatchSizes = new Map(this.#endpoints.map((endpoint) => [endpoint.id, options.endpoints[endpoint.index]?.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE]));
     let shared: SharedRequests | undefined;
+    const redact = createRedactor(fragments);
+    this.#subscriptions = new PoolSubscriptions({
+      endpoints: this.#endpoints,
+      roles: this.#roles,
+      health: this.#endpointHealth,
+      chainGuard: this.#chainGuard,
+      events: this.#events,
+      clock: this.#clock,
+      random,
+      maxOperatorShare,
+      redact,
+      settings: options.subscriptions,
+    });
     let id = 0;
     // Deterministic exploration: a credit, not a random draw, so the injected random's sequence (backoffs) is untouched.
     const exploreRatio = this.#balancer?.exploreRatio ?? 0;
@@ -140,7 +156,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       },
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       reconcile: reconcileSettingsOf(options.reconcileSends),
-      redact: createRedactor(fragments),
+      redact,
       cancelOnClose: new Set(),
       attemptTimers: new TimerQueue(this.#clock),
       hedgeTimers: new TimerQueue(this.#clock),
@@ -219,6 +235,32 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     return this.#acquire(kind, options);
   }
 
+  /**
+   * Opens a WebSocket subscription (`slotSubscribe`, `accountSubscribe`, `eth_subscribe`, …)
+   * on an endpoint with a WebSocket URL, chosen like a call (tier, reputation band, chain
+   * guard) under the operator cap counted in open subscriptions. Resolves once a node
+   * confirmed it; the iterable then survives its sockets: silent, closed or failing sockets
+   * and endpoints leaving rotation move it elsewhere (a `rebind` item), duplicates are
+   * dropped and skipped numbers of ordered streams reported (`gap`). It ends only with
+   * `close()`, the signal, `pool.close()` or an `error` overflow.
+   */
+  subscribe<T = unknown>(method: string, params: readonly unknown[] = [], options: SubscribeOptions = {}): Promise<Subscription<T>> {
+    if (this.#closed) return Promise.reject(new TransportError('POOL_CLOSED', 'The pool was closed', { context: {} }));
+    if (typeof method !== 'string' || method.length === 0) {
+      return Promise.reject(new TransportError('INVALID_INPUT', 'method must be a non-empty string', { context: { field: 'method' } }));
+    }
+    if (!Array.isArray(params)) return Promise.reject(new TransportError('INVALID_INPUT', 'params must be an array', { context: { field: 'params' } }));
+    for (const [field, value] of [['timeoutMs', options.timeoutMs], ['expectedIntervalMs', options.expectedIntervalMs]] as const) {
+      if (value !== undefined && !(value > 0 && Number.isFinite(value))) {
+        return Promise.reject(new TransportError('INVALID_INPUT', `${field} must be a finite number > 0`, { context: { field } }));
+      }
+    }
+    if (options.bufferSize !== undefined && !(Number.isInteger(options.bufferSize) && options.bufferSize > 0)) {
+      return Promise.reject(new TransportError('INVALID_INPUT', 'bufferSize must be an integer > 0', { context: { field: 'bufferSize' } }));
+    }
+    return this.#subscriptions.subscribe<T>(method, params, options);
+  }
+
   /** Subscribes to an event; returns the unsubscribe function. */
   on<E extends PoolEventName>(name: E, listener: PoolEventListener<E>): () => void {
     return this.#events.on(name, listener);
@@ -226,7 +268,8 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
 
   /** Per-role and per-endpoint state. Contains endpoint ids and operators only — never a URL, header or key. */
   snapshot(): PoolSnapshot {
-    return buildSnapshot(this.#endpoints, this.#roles, this.#health, this.#chainGuard, this.#hedging, this.#clock.now(), this.#closed, this.#endpointHealth);
+    const snapshot = buildSnapshot(this.#endpoints, this.#roles, this.#health, this.#chainGuard, this.#hedging, this.#clock.now(), this.#closed, this.#endpointHealth);
+    return { ...snapshot, subscriptions: this.#subscriptions.snapshot() };
   }
 
   /**
@@ -249,6 +292,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     for (const group of this.#groups.values()) this.#admission.rejectAll(group, closedError);
     for (const attempt of [...this.#internals.cancelOnClose]) attempt.abortByCaller();
     this.#internals.shared?.close(closedError);
+    this.#subscriptions.close();
     const stops = [...this.#onClose].map((stop) => stop());
     this.#onClose.clear();
     this.#closing = Promise.all([this.#internals.executor.close(), ...stops]).then(() => undefined);

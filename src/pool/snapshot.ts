@@ -1,6 +1,7 @@
 import type { Availability, RoleState } from '../admission/role-state.js';
 import type { NormalizedEndpoint } from '../config/normalize.js';
 import type { RequestKind } from '../retry/causes.js';
+import type { SubscriptionEndpointSnapshot } from '../subscriptions/manager.js';
 import type { ChainGuard, ChainStatus } from './chain-guard.js';
 import type { Hedging } from './hedged-attempt.js';
 import type { EndpointReputationView, PoolHealth } from './pool-health.js';
@@ -64,6 +65,8 @@ export interface PoolSnapshot {
   readonly endpoints: readonly EndpointSnapshot[];
   readonly roles: readonly RoleSnapshot[];
   readonly kinds: readonly KindSnapshot[];
+  /** WebSocket subscriptions per endpoint with a WebSocket URL: sockets, subscriptions, pause after failures. */
+  readonly subscriptions: readonly SubscriptionEndpointSnapshot[];
 }
 
 export function buildSnapshot(
@@ -75,7 +78,7 @@ export function buildSnapshot(
   nowMs: number,
   closed: boolean,
   endpointHealth: EndpointHealth,
-): PoolSnapshot {
+): Omit<PoolSnapshot, 'subscriptions'> {
   return {
     closed,
     kinds: [...(hedging?.kinds ?? [])].map(([kind, state]) => ({

@@ -1,6 +1,7 @@
 import { systemClock, type Clock } from '../clock.js';
 import type { RequestOptions, RpcRequester } from '../pool/request-options.js';
 import { assertSolanaAddress } from './address.js';
+import { solanaSubscriptions, type SolanaSubscriptions } from '../subscriptions/solana-helpers.js';
 import { unhealthyAnswerOf, type GetHealthReturnType } from './health.js';
 import { createAccountMethods, type SolanaAccountMethods } from './accounts.js';
 import { createChainStateMethods, type SolanaChainStateMethods } from './chain-state.js';
@@ -54,7 +55,7 @@ export interface GetBalanceReturnType {
 }
 
 /** Typed Solana calls over any {@link RpcRequester} (normally an `HttpTransportPool`). */
-export interface SolanaClient extends SolanaAccountMethods, SolanaChainStateMethods, SolanaTransactionMethods {
+export interface SolanaClient extends SolanaAccountMethods, SolanaChainStateMethods, SolanaTransactionMethods, SolanaSubscriptions {
   /**
    * `getHealth`. A node that is behind or unhealthy (JSON-RPC error -32005) is an answer:
    * `{ healthy: false, numSlotsBehind?, message }`. Every other failure throws.
@@ -99,6 +100,7 @@ export function createSolanaClient(requester: RpcRequester, defaults: SolanaClie
     ...createAccountMethods(ctx),
     ...createChainStateMethods(ctx),
     ...createTransactionMethods(ctx),
+    ...solanaSubscriptions(requester),
     async getHealth(options) {
       let result: unknown;
       try {

@@ -81,3 +81,22 @@ export {
   type SolanaWireEncoding,
 } from '../jsonrpc/transaction-id.js';
 export type { RequestOptions, RpcRequester } from '../pool/request-options.js';
+export {
+  onSlot,
+  onAccountChange,
+  onProgramAccountChange,
+  onLogs,
+  onSignature,
+  type SolanaSubscriptions,
+  type SlotNotification,
+  type AccountInfo as AccountNotificationInfo,
+  type AccountChangeNotification,
+  type ProgramAccountChangeNotification,
+  type LogsNotification,
+  type LogsFilter,
+  type AccountEncoding as SubscriptionAccountEncoding,
+  type AccountSubscribeParameters,
+  type ProgramSubscribeParameters,
+  type OnSignatureParameters,
+  type SignatureConfirmation,
+} from '../subscriptions/solana-helpers.js';

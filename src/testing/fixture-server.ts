@@ -5,6 +5,7 @@ import { corsAnswerHeaders, corsPreflightHeaders, corsSettings, type FixtureServ
 import { createBehaviourEngine, type BehaviourPlan, type FixtureServerBehaviours } from './behaviours.js';
 import { headAnswer, httpErrorAnswer, htmlAnswer, rateLimitAnswer, transformAnswer, truncateAnswer } from './fault-answers.js';
 import type { Fixture } from './fixtures.js';
+import { attachFixtureWebSocket, type FixtureWebSocket, type FixtureWebSocketOptions } from './fixture-websocket.js';
 import { answerBody, answerCall, callsOf, parseRequestBody, type ParsedRequestBody, type ReplayAnswer } from './replay.js';
 
 export interface CreateFixtureServerOptions {
@@ -35,6 +36,8 @@ export interface CreateFixtureServerOptions {
    * @default no head: answers come from the fixtures only
    */
   readonly head?: FixtureServerHead;
+  /** Speak WebSocket on the same port too (subscriptions; needs the `ws` package). @default off */
+  readonly websocket?: FixtureWebSocketOptions;
 }
 
 /** The fixture server's advancing head. */
@@ -78,6 +81,10 @@ export interface FixtureServer {
   moveHead(by: number): void;
   /** Clears the request log, the `everyNth` counters and the rate windows (behaviours stay). */
   reset(): void;
+  /** `ws://<host>:<port>` when `websocket` is on. */
+  readonly wsUrl: string | undefined;
+  /** Control of the WebSocket side (notifications and faults); undefined unless `websocket` is on. */
+  readonly ws: FixtureWebSocket | undefined;
   /** Stops listening, cancels pending latency timers and destroys every open socket (hanging ones included). Idempotent. */
   close(): Promise<void>;
 }
@@ -240,9 +247,22 @@ export async function createFixtureServer(options: CreateFixtureServerOptions): 
     });
   });
   const port = (server.address() as AddressInfo).port;
+  const ws =
+    options.websocket === undefined
+      ? undefined
+      : await attachFixtureWebSocket(server, options.websocket, {
+          clock,
+          log(method, params, id) {
+            requests.push({ method, params, id, atMs: clock.now() });
+            settleWaiters();
+          },
+        });
+  const hostPort = `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url: `http://${hostPort}`,
+    wsUrl: ws === undefined ? undefined : `ws://${hostPort}`,
+    ws,
     port,
     requests,
     count,
@@ -271,6 +291,7 @@ export async function createFixtureServer(options: CreateFixtureServerOptions): 
     },
     close() {
       closing ??= new Promise<void>((resolve) => {
+        ws?.close();
         for (const timer of timers) timer.cancel();
         timers.clear();
         for (const waiter of waiters) waiter.reject(new Error('fixture server closed before the requests arrived'));

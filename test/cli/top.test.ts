@@ -49,6 +49,7 @@ describe('the top view', () => {
     const snapshot: PoolSnapshot = {
       closed: false,
       kinds: [],
+      subscriptions: [],
       endpoints: [endpoint('alpha', { inFlight: 3 }), endpoint('beta', { breakerOpenRemainingMs: 12_000 }), endpoint('gamma', { chain: 'wrong-chain' })],
       roles: [role('alpha'), role('beta', { tier: 1, availability: 'rate-limited', cooldownRemainingMs: 2_500, tokens: undefined }), role('gamma')],
     };
@@ -72,7 +73,7 @@ describe('the top view', () => {
   it('adds a lag column when the snapshot carries heads', () => {
     // In-process the lag is a bigint; through the status server's JSON it is a number.
     const withHead = endpoint('alpha', { head: { value: 1_000n, lag: 7n, observedAgoMs: 20 } });
-    const lines = renderTop(documentOf({ closed: false, kinds: [], endpoints: [withHead, endpoint('beta')], roles: [role('alpha'), role('beta')] }, []));
+    const lines = renderTop(documentOf({ closed: false, kinds: [], subscriptions: [], endpoints: [withHead, endpoint('beta')], roles: [role('alpha'), role('beta')] }, []));
     expect(lines[2]).toMatch(/cooldown {2}lag$/);
     expect(lines[3]).toMatch(/ 7$/);
     expect(lines[4]).toMatch(/ -$/);

@@ -20,6 +20,9 @@ describe('TransportError', () => {
         "HTTP_ERROR",
         "POOL_CLOSED",
         "CHAIN_MISMATCH",
+        "SUBSCRIPTION_FAILED",
+        "SUBSCRIPTION_CLOSED",
+        "SUBSCRIPTION_OVERFLOW",
       ]
     `);
   });

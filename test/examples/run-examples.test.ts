@@ -39,6 +39,13 @@ const EXPECTED_OUTPUT: Readonly<Record<string, readonly RegExp[]>> = {
     /^pool\.batch of 3: 1 request\(s\); ok, ok, ok$/m,
     /^micro-batching, 3 reads in one tick: 1 request\(s\)$/m,
   ],
+  'subscriptions.ts': [
+    /^account changed at slot 341197061 on primary: 1000000000 lamports \(rentEpoch 18446744073709551615\)$/m,
+    /^rebind primary -> backup: re-read 2500000000 lamports at slot 341197066 over HTTP$/m,
+    /^account changed at slot 341197067 on backup: 3000000000 lamports/m,
+    /^confirmed in slot 341197069 \(err null\), learned by status-check$/m,
+    /^open subscriptions: 0$/m,
+  ],
   'adapters/fetch.ts': [/^genesis 5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d$/m],
   'adapters/viem.ts': [/^chain id 31337$/m, /^balance \(wei\) 10000000000000000000000n$/m],
   'adapters/kit.ts': [/^lamports \(exact bigint\) 18446744073709551615n$/m],

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 const IMPORT = /(?:import|export)\s[^'"]*?from\s+'([^']+)'/g;
 
-/** Every module specifier reachable from `entry` under src/ (relative imports followed, `import type` skipped). */
+/** Every module specifier statically reachable from `entry` under `src/` (relative imports followed, `import type` skipped; dynamic `import()` is not static). */
 export function reachableSpecifiers(entry: string): Set<string> {
   const seen = new Set<string>();
   const specifiers = new Set<string>();

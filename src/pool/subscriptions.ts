@@ -1,0 +1,119 @@
+/**
+ * The pool's one door to `src/subscriptions/`: which endpoints take subscriptions (their
+ * WebSocket URL), where each stands in rotation (tier, reputation band, chain guard,
+ * bench), and which pool events take an endpoint out of rotation (its subscriptions then
+ * move). An endpoint that starts lagging behind the tip (`head` event) moves its subscriptions too.
+ */
+import type { RoleState } from '../admission/role-state.js';
+import type { Clock, Random } from '../clock.js';
+import type { NormalizedEndpoint } from '../config/normalize.js';
+import type { SubscriptionSettings } from '../subscriptions/types.js';
+import { SubscriptionManager, type EndpointStanding, type SubscriptionEndpointSnapshot } from '../subscriptions/manager.js';
+import { resolveSubscriptionSettings, wsUrlOf } from '../subscriptions/settings.js';
+import { defaultSocketFactory } from '../subscriptions/socket.js';
+import type { SubscribeOptions, Subscription } from '../subscriptions/types.js';
+import type { ChainGuard } from './chain-guard.js';
+import type { PoolEvents } from './events.js';
+import type { CandidateFilter } from './admission-model.js';
+
+export interface PoolSubscriptionsParts {
+  readonly endpoints: readonly NormalizedEndpoint[];
+  readonly roles: readonly RoleState[];
+  /** Reputation, the host breaker and lag: an excluded endpoint takes subscriptions only when no other can. */
+  readonly health: Pick<CandidateFilter, 'isExcluded'>;
+  readonly chainGuard: ChainGuard | undefined;
+  readonly events: PoolEvents;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly maxOperatorShare: number;
+  readonly redact: (text: string) => string;
+  readonly settings: SubscriptionSettings | undefined;
+}
+
+/** The WebSocket URLs of `endpoints` (explicit, or derived with `deriveWsUrl`): secrets for the redactor. */
+export function wsUrlsOf(endpoints: readonly NormalizedEndpoint[], settings: SubscriptionSettings | undefined): string[] {
+  const derive = settings?.deriveWsUrl ?? false;
+  return endpoints.flatMap((endpoint) => wsUrlOf(endpoint, derive) ?? []);
+}
+
+export class PoolSubscriptions {
+  readonly #manager: SubscriptionManager;
+  readonly #parts: PoolSubscriptionsParts;
+  readonly #roleOf = new Map<string, RoleState>();
+  #listening = false;
+  readonly #unlisten: (() => void)[] = [];
+
+  constructor(parts: PoolSubscriptionsParts) {
+    this.#parts = parts;
+    const settings = resolveSubscriptionSettings(parts.settings);
+    for (const role of parts.roles) {
+      const known = this.#roleOf.get(role.endpointId);
+      // Subscriptions are reads: the endpoint's read role speaks for it (else its first role).
+      if (known === undefined || (known.settings.kind !== 'read' && role.settings.kind === 'read')) this.#roleOf.set(role.endpointId, role);
+    }
+    const endpoints = parts.endpoints.flatMap((endpoint) => {
+      const wsUrl = wsUrlOf(endpoint, settings.deriveWsUrl);
+      return wsUrl === undefined ? [] : [{ id: endpoint.id, operator: endpoint.operator, wsUrl, headers: endpoint.headers }];
+    });
+    this.#manager = new SubscriptionManager(
+      {
+        clock: parts.clock,
+        random: parts.random,
+        endpoints,
+        maxOperatorShare: parts.maxOperatorShare,
+        standing: (endpointId, nowMs) => this.#standing(endpointId, nowMs),
+        emit: (event) => parts.events.emit('subscription', event),
+        redact: parts.redact,
+        loadSocketFactory: defaultSocketFactory,
+      },
+      settings,
+    );
+  }
+
+  subscribe<T>(method: string, params: readonly unknown[], options: SubscribeOptions): Promise<Subscription<T>> {
+    this.#listen();
+    return this.#manager.subscribe<T>(method, params, options);
+  }
+
+  /** Moves every subscription off `endpointId` (it left rotation: bench, wrong chain, lag). */
+  leaveRotation(endpointId: string): void {
+    this.#manager.leaveRotation(endpointId);
+  }
+
+  snapshot(): SubscriptionEndpointSnapshot[] {
+    return this.#manager.snapshot();
+  }
+
+  close(): void {
+    for (const unlisten of this.#unlisten.splice(0)) unlisten();
+    this.#manager.shutdown();
+  }
+
+  #standing(endpointId: string, nowMs: number): EndpointStanding {
+    const role = this.#roleOf.get(endpointId)!;
+    const tier = role.settings.tier;
+    if (role.disabled) return { tier, band: role.band, status: 'gone' };
+    if (role.chainPending) {
+      // Starts the endpoint's chain check if none runs: subscriptions wait for its verdict.
+      this.#parts.chainGuard?.pending(role, nowMs);
+      return { tier, band: role.band, status: 'pending' };
+    }
+    const excluded = this.#parts.health.isExcluded(role, nowMs);
+    return { tier, band: role.band, status: excluded ? 'benched' : 'eligible' };
+  }
+
+  /** Pool events that take an endpoint out of rotation, heard only once someone subscribes. */
+  #listen(): void {
+    if (this.#listening) return;
+    this.#listening = true;
+    const events = this.#parts.events;
+    this.#unlisten.push(
+      events.on('chain', (e) => e.status === 'wrong-chain' && this.leaveRotation(e.endpointId)),
+      events.on('reputation', (e) => e.change === 'cooldown-start' && this.leaveRotation(e.endpointId)),
+      events.on('head', (e) => e.state === 'lagging' && this.leaveRotation(e.endpointId)),
+      events.on('breaker', (e) => {
+        if (e.state === 'open') for (const id of e.endpointIds) this.leaveRotation(id);
+      }),
+    );
+  }
+}

@@ -1,0 +1,364 @@
+/**
+ * Subscriptions and their sockets: placement under tiers, bands and the operator cap,
+ * sockets shared per endpoint (bounded subscriptions per socket), rebind and resubscribe
+ * when a socket dies or its endpoint leaves rotation, and close. The decisions are the pure
+ * parts of this folder; this class only carries them out.
+ */
+import type { Clock, QueuedTimer, Random } from '../clock.js';
+import { TimerQueue } from '../clock.js';
+import { TransportError } from '../errors/transport-error.js';
+import { Connection, serverKey, SocketRpcError, type ConnectionHost } from './connection.js';
+import { endpointPauseMs, waitForCandidateMs } from './rebind-backoff.js';
+import { EndpointStates, type EndpointStanding, type EndpointState, type SubscriptionEndpointSnapshot, type WsEndpoint } from './endpoint-states.js';
+import { selectEndpoint } from './selection.js';
+import type { ResolvedSubscriptionSettings } from './settings.js';
+import type { SocketFactory, SocketFailure } from './socket.js';
+
+export type { EndpointStanding, SubscriptionEndpointSnapshot, WsEndpoint } from './endpoint-states.js';
+import { streamProfileOf } from './stream-profile.js';
+import { ManagedSubscription, type SubscriptionOwner } from './subscription.js';
+import type { RebindReason, SubscribeOptions, Subscription, SubscriptionEvent } from './types.js';
+
+/** What the manager needs from the pool (see pool/subscriptions.ts). */
+export interface SubscriptionHost {
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly endpoints: readonly WsEndpoint[];
+  readonly maxOperatorShare: number;
+  standing(endpointId: string, nowMs: number): EndpointStanding;
+  emit(event: SubscriptionEvent): void;
+  /** Removes secrets from text a node sent (error messages). */
+  redact(text: string): string;
+  /** The default socket factory, loaded on first use. */
+  loadSocketFactory(): Promise<SocketFactory | undefined>;
+}
+
+export class SubscriptionManager implements SubscriptionOwner {
+  readonly #host: SubscriptionHost;
+  readonly #settings: ResolvedSubscriptionSettings;
+  readonly #timers: TimerQueue;
+  readonly #endpoints: EndpointStates;
+  readonly #subscriptions = new Set<ManagedSubscription>();
+  readonly #connectionHost: ConnectionHost;
+  #factory: Promise<SocketFactory | undefined> | undefined;
+  #nextId = 0;
+  /** Drawn on the first placement, not at construction: a pool that never subscribes leaves the injected random's sequence untouched. */
+  #rotation: number | undefined;
+  #closed = false;
+
+  constructor(host: SubscriptionHost, settings: ResolvedSubscriptionSettings) {
+    this.#host = host;
+    this.#settings = settings;
+    this.#timers = new TimerQueue(host.clock);
+    this.#endpoints = new EndpointStates(host.endpoints);
+    this.#connectionHost = {
+      clock: host.clock,
+      timers: this.#timers,
+      settings,
+      onDead: (connection, reason, failure) => this.#onDead(connection, reason, failure),
+    };
+  }
+
+  now(): number {
+    return this.#host.clock.now();
+  }
+
+  emit(event: SubscriptionEvent): void {
+    this.#host.emit(event);
+  }
+
+  async subscribe<T>(method: string, params: readonly unknown[], options: SubscribeOptions): Promise<Subscription<T>> {
+    const fail = (reason: 'no-ws-endpoint' | 'no-socket', text: string) =>
+      new TransportError('SUBSCRIPTION_FAILED', text, { context: { method, reason }, method });
+    if (this.#endpoints.size === 0) throw fail('no-ws-endpoint', `No endpoint has a WebSocket URL (set wsUrl, or subscriptions.deriveWsUrl)`);
+    const factory = await (this.#factory ??= this.#settings.socketFactory ? Promise.resolve(this.#settings.socketFactory) : this.#host.loadSocketFactory());
+    if (factory === undefined) throw fail('no-socket', "No WebSocket implementation: install the 'ws' package or pass subscriptions.socketFactory");
+    if (this.#closed) throw new TransportError('POOL_CLOSED', 'The pool was closed', { context: {} });
+    const signal = options.signal;
+    if (signal?.aborted) throw new TransportError('ABORTED', 'The subscription was aborted before it opened', { context: {}, method, cause: signal.reason });
+
+    const sub = new ManagedSubscription(this, {
+      id: ++this.#nextId,
+      method,
+      params,
+      profile: streamProfileOf(method, params),
+      bufferSize: options.bufferSize ?? this.#settings.bufferSize,
+      overflow: options.overflow ?? this.#settings.overflow,
+      expectedIntervalMs: options.expectedIntervalMs,
+      silence: this.#settings.silence,
+    });
+    this.#subscriptions.add(sub);
+    if (signal !== undefined) {
+      const onAbort = () => void sub.close();
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#onClosed.set(sub, () => signal.removeEventListener('abort', onAbort));
+    }
+    await this.#placeFirst(sub, factory, options.timeoutMs ?? this.#settings.subscribeTimeoutMs, signal);
+    return sub as Subscription as Subscription<T>;
+  }
+
+  readonly #onClosed = new WeakMap<ManagedSubscription, () => void>();
+
+  /** Rebinds every subscription on `endpointId` elsewhere (reputation bench, wrong chain, lag). */
+  leaveRotation(endpointId: string): void {
+    const state = this.#endpoints.get(endpointId);
+    if (state === undefined) return;
+    for (const connection of [...state.connections]) connection.kill('left-rotation');
+  }
+
+  async close(subscription: ManagedSubscription): Promise<void> {
+    if (subscription.state === 'closed') return;
+    const connection = subscription.connection;
+    const serverId = subscription.serverId;
+    const wasLive = subscription.state === 'live';
+    this.#finish(subscription);
+    subscription.end();
+    if (connection !== undefined && wasLive && !connection.dead) {
+      // Bounded by requestTimeoutMs; a node that does not answer loses nothing but its own state.
+      await connection.request(subscription.profile.unsubscribeMethod, [serverId]).catch(() => undefined);
+    }
+    if (connection !== undefined) this.#maybeIdle(connection);
+  }
+
+  complete(subscription: ManagedSubscription): void {
+    const connection = subscription.connection;
+    this.#finish(subscription);
+    if (connection !== undefined) this.#maybeIdle(connection);
+  }
+
+  overflowed(subscription: ManagedSubscription): void {
+    void this.close(subscription);
+  }
+
+  snapshot(): SubscriptionEndpointSnapshot[] {
+    return this.#endpoints.snapshot(this.now());
+  }
+
+  /** Ends every iterator and closes every socket (no unsubscribe calls: closing the socket frees the node's state). */
+  shutdown(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const sub of [...this.#subscriptions]) {
+      this.#finish(sub);
+      sub.end();
+    }
+    for (const state of this.#endpoints.values()) {
+      for (const connection of state.connections) connection.dispose();
+      state.connections.clear();
+    }
+  }
+
+  async #placeFirst(sub: ManagedSubscription, factory: SocketFactory, timeoutMs: number, signal: AbortSignal | undefined): Promise<void> {
+    const deadline: QueuedTimer = { dueMs: 0, fire: () => this.#finish(sub) };
+    this.#timers.add(deadline, timeoutMs);
+    try {
+      await this.#place(sub, factory, undefined);
+    } finally {
+      this.#timers.remove(deadline);
+    }
+    if (sub.everLive && sub.state !== 'closed') {
+      this.emit({ atMs: this.now(), phase: 'opened', method: sub.method, subscriptionId: sub.id, endpointId: sub.endpointId });
+      return;
+    }
+    if (sub.everLive) return; // closed right after it opened (a signature that was already confirmed)
+    this.#finish(sub);
+    if (sub.refusal !== undefined) throw sub.refusal;
+    if (this.#closed) throw new TransportError('POOL_CLOSED', 'The pool was closed', { context: {} });
+    if (signal?.aborted) throw new TransportError('ABORTED', 'The subscription was aborted before it opened', { context: {}, method: sub.method, cause: signal.reason });
+    if (sub.noEndpoint) {
+      throw new TransportError('SUBSCRIPTION_FAILED', `No endpoint can take '${sub.method}' (every endpoint with a WebSocket URL is on another chain)`, {
+        context: { method: sub.method, reason: 'no-ws-endpoint' },
+        method: sub.method,
+      });
+    }
+    const last = sub.lastFailure === undefined ? '' : ` (last: ${sub.lastFailure})`;
+    throw new TransportError('SUBSCRIPTION_FAILED', `No endpoint confirmed '${sub.method}' within ${timeoutMs} ms${last}`, {
+      context: { method: sub.method, reason: 'timeout', ...(sub.lastFailure === undefined ? {} : { lastFailure: sub.lastFailure }) },
+      method: sub.method,
+      endpointId: sub.lastFailedEndpoint,
+    });
+  }
+
+  /** Places `sub` on an endpoint and subscribes; loops (failover, backoff) until live or closed. */
+  async #place(sub: ManagedSubscription, factory: SocketFactory, rebind: { from: string; reason: RebindReason } | undefined): Promise<void> {
+    while (sub.state === 'placing') {
+      const now = this.now();
+      const choice = selectEndpoint(this.#endpoints.candidates(this.#host.standing, now), {
+        avoid: sub.lastFailedEndpoint,
+        maxOperatorShare: this.#host.maxOperatorShare,
+        rotation: (this.#rotation = (this.#rotation ?? Math.floor(this.#host.random() * 1024)) + 1),
+      });
+      if (choice.type === 'none') {
+        sub.noEndpoint = true;
+        if (!sub.everLive) return;
+        const error = new TransportError('SUBSCRIPTION_FAILED', `No endpoint can take '${sub.method}' any more (every one is on another chain)`, {
+          context: { method: sub.method, reason: 'no-ws-endpoint' },
+          method: sub.method,
+        });
+        this.#finish(sub);
+        sub.fail(error);
+        return;
+      }
+      if (choice.type === 'wait') {
+        await this.#sleep(sub, waitForCandidateMs(this.#endpoints.earliestPauseEnd(now), now, this.#settings.backoff));
+        continue;
+      }
+      const state = this.#endpoints.get(choice.endpointId)!;
+      const connection = this.#connectionFor(state, factory);
+      this.#attach(sub, connection, state);
+      try {
+        await connection.opened();
+        if (sub.state !== 'placing') {
+          this.#detach(sub);
+          continue;
+        }
+        let bound = false;
+        const serverId = await connection.request(sub.method, sub.params, (id) => {
+          bound = this.#bind(sub, connection, state, id, rebind);
+        });
+        if (bound) return;
+        // Closed meanwhile (or the socket died with the answer): drop the node's subscription too.
+        if (!connection.dead) void connection.request(sub.profile.unsubscribeMethod, [serverId]).catch(() => undefined);
+        if (sub.connection === connection) this.#detach(sub);
+      } catch (error) {
+        if (sub.connection === connection) this.#detach(sub);
+        sub.lastFailedEndpoint = state.endpoint.id;
+        if (error instanceof SocketRpcError) {
+          const message = this.#host.redact(error.rpcMessage).slice(0, 200);
+          sub.lastFailure = `rpc error ${error.rpcCode}`;
+          if (!sub.everLive) {
+            // The node refused the call itself (bad params, unknown method): another node would too.
+            sub.refusal = new TransportError('SUBSCRIPTION_FAILED', `Endpoint '${state.endpoint.id}' refused '${sub.method}': ${error.rpcCode} ${message}`, {
+              context: { method: sub.method, reason: 'rpc-error', rpcCode: error.rpcCode, rpcMessage: message },
+              method: sub.method,
+              endpointId: state.endpoint.id,
+            });
+            return;
+          }
+          // It was accepted elsewhere before: try another node, backing off if they all refuse.
+          sub.refusals++;
+          await this.#sleep(sub, endpointPauseMs(sub.refusals, undefined, this.#settings.backoff, this.#host.random));
+        } else {
+          sub.lastFailure = connection.dead ? 'socket failed' : 'no answer in time';
+        }
+      }
+    }
+  }
+
+  /** The node confirmed `sub` with `serverId`: live from this very frame on. False when it was closed meanwhile. */
+  #bind(sub: ManagedSubscription, connection: Connection, state: EndpointState, serverId: unknown, rebind: { from: string; reason: RebindReason } | undefined): boolean {
+    if (sub.state !== 'placing' || sub.connection !== connection || connection.dead) return false;
+    const nowMs = this.now();
+    sub.serverId = serverId;
+    sub.bound(state.endpoint.id, nowMs);
+    connection.byServerId.set(serverKey(serverId), sub);
+    state.failures = 0;
+    connection.watch(sub);
+    if (rebind !== undefined) {
+      this.emit({ atMs: nowMs, phase: 'rebound', method: sub.method, subscriptionId: sub.id, endpointId: state.endpoint.id, fromEndpointId: rebind.from, reason: rebind.reason });
+      sub.pushRebind(rebind.from, rebind.reason, nowMs);
+    }
+    sub.everLive = true;
+    return true;
+  }
+
+  #connectionFor(state: EndpointState, factory: SocketFactory): Connection {
+    for (const connection of state.connections) {
+      if (!connection.dead && connection.members.size < this.#settings.maxSubscriptionsPerSocket) return connection;
+    }
+    const connection = new Connection(state.endpoint.id, state.endpoint.wsUrl, state.endpoint.headers, factory, this.#connectionHost);
+    if (!connection.dead) state.connections.add(connection);
+    return connection;
+  }
+
+  #attach(sub: ManagedSubscription, connection: Connection, state: EndpointState): void {
+    connection.members.add(sub);
+    connection.inUse();
+    sub.connection = connection;
+    sub.endpointId = state.endpoint.id;
+    state.load++;
+  }
+
+  #detach(sub: ManagedSubscription): void {
+    const connection = sub.connection;
+    if (connection === undefined) return;
+    connection.members.delete(sub);
+    if (sub.serverId !== undefined && connection.byServerId.get(serverKey(sub.serverId)) === sub) connection.byServerId.delete(serverKey(sub.serverId));
+    sub.serverId = undefined;
+    sub.connection = undefined;
+    const state = this.#endpoints.get(connection.endpointId);
+    if (state !== undefined) state.load--;
+  }
+
+  /** Marks `sub` closed and releases its place (not its socket: callers decide when that idles). */
+  #finish(sub: ManagedSubscription): void {
+    if (sub.state === 'closed') return;
+    const connection = sub.connection;
+    const serverId = sub.serverId;
+    this.#detach(sub);
+    // Keep the node's id for the unsubscribe call that may follow.
+    sub.serverId = serverId;
+    sub.connection = connection;
+    sub.state = 'closed';
+    sub.wake?.();
+    this.#subscriptions.delete(sub);
+    this.#onClosed.get(sub)?.();
+    if (sub.everLive) this.emit({ atMs: this.now(), phase: 'closed', method: sub.method, subscriptionId: sub.id, endpointId: sub.endpointId });
+  }
+
+  #maybeIdle(connection: Connection): void {
+    if (connection.dead || connection.members.size > 0) return;
+    connection.idleAfter(this.#settings.idleSocketMs, () => {
+      this.#endpoints.get(connection.endpointId)?.connections.delete(connection);
+      this.#endpoints.absorb(connection);
+      connection.dispose();
+    });
+  }
+
+  #onDead(connection: Connection, reason: RebindReason, failure: SocketFailure | undefined): void {
+    const state = this.#endpoints.get(connection.endpointId);
+    if (state === undefined) return;
+    state.connections.delete(connection);
+    this.#endpoints.absorb(connection);
+    if (this.#closed) return;
+    const now = this.now();
+    if (reason !== 'left-rotation' && (failure !== undefined || connection.members.size > 0 || reason !== 'closed')) {
+      this.#endpoints.pause(state, failure, now, this.#host.clock.wallNow(), this.#settings.backoff, this.#host.random);
+    }
+    const factory = this.#settings.socketFactory;
+    for (const member of [...connection.members]) {
+      const sub = member as ManagedSubscription;
+      // Subscriptions still being placed see their own request fail and carry on by themselves.
+      if (sub.state !== 'live') continue;
+      this.#detach(sub);
+      sub.state = 'placing';
+      sub.lastFailedEndpoint = state.endpoint.id;
+      void this.#factory
+        ?.then((loaded) => this.#place(sub, (factory ?? loaded)!, { from: state.endpoint.id, reason }))
+        // Nobody awaits a rebind: a fault in it must end the iterator, never float as an unhandled rejection.
+        .catch((error: unknown) => {
+          this.#finish(sub);
+          sub.fail(error instanceof Error ? error : new Error('rebind failed'));
+        });
+    }
+  }
+
+  #sleep(sub: ManagedSubscription, delayMs: number): Promise<void> {
+    if (sub.state !== 'placing') return Promise.resolve();
+    return new Promise((resolve) => {
+      const entry: QueuedTimer = {
+        dueMs: 0,
+        fire: () => {
+          sub.wake = undefined;
+          resolve();
+        },
+      };
+      sub.wake = () => {
+        sub.wake = undefined;
+        this.#timers.remove(entry);
+        resolve();
+      };
+      this.#timers.add(entry, delayMs);
+    });
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * The socket layer behind one small interface, so tests and browsers can supply their own.
+ * Node uses `ws` (an optional peer, loaded with a dynamic import on the first subscription,
+ * so the main entry never imports it) because it can send ping frames; elsewhere the global
+ * WHATWG `WebSocket` (no pings: stream-silence detection still works).
+ */
+
+/** Why a socket could not open or stopped: never a message text (it could echo the URL). */
+export type SocketFailure =
+  | { readonly kind: 'rate-limited'; readonly status: number; readonly retryAfter: string | undefined }
+  | { readonly kind: 'rejected'; readonly status: number }
+  | { readonly kind: 'connection' };
+
+/** What a socket reports. Each handler runs at most as documented; `onClose` runs exactly once. */
+export interface SocketHandlers {
+  onOpen(): void;
+  onMessage(text: string): void;
+  onPong(): void;
+  /** The upgrade was refused or the connection failed (then `onClose` follows). */
+  onFailure(failure: SocketFailure): void;
+  onClose(): void;
+}
+
+/** One open (or opening) socket. */
+export interface SubscriptionSocket {
+  send(text: string): void;
+  /** Sends a ping frame; absent when the runtime cannot (browsers). */
+  readonly ping?: (() => void) | undefined;
+  /** Closes (or aborts while opening); `onClose` follows. Idempotent. */
+  close(): void;
+}
+
+/** Opens a socket to `url` (may hold keys: never log it) with `headers` (ignored where the runtime cannot send headers). */
+export type SocketFactory = (url: string, headers: Readonly<Record<string, string>>, handlers: SocketHandlers) => SubscriptionSocket;
+
+interface WsLike {
+  on(event: string, listener: (...args: never[]) => void): unknown;
+  send(data: string): void;
+  ping(): void;
+  terminate(): void;
+  readyState: number;
+}
+type WsConstructor = new (url: string, options: Record<string, unknown>) => WsLike;
+
+let wsModule: Promise<WsConstructor | undefined> | undefined;
+
+/** `ws`'s WebSocket class, or undefined when the package is not installed. Imported once, lazily. */
+function loadWs(): Promise<WsConstructor | undefined> {
+  // A variable specifier keeps bundlers from pulling `ws` into a browser build.
+  const specifier = 'ws';
+  wsModule ??= import(specifier).then(
+    (module: { WebSocket?: WsConstructor; default?: WsConstructor }) => module.WebSocket ?? module.default,
+    () => undefined,
+  );
+  return wsModule;
+}
+
+/** A {@link SocketFactory} over `ws`: ping frames, custom headers, upgrade status codes. */
+export function wsSocketFactory(WebSocketClass: WsConstructor): SocketFactory {
+  return (url, headers, handlers) => {
+    let closed = false;
+    const finish = () => {
+      if (closed) return;
+      closed = true;
+      handlers.onClose();
+    };
+    let socket: WsLike;
+    try {
+      socket = new WebSocketClass(url, { headers, perMessageDeflate: false, followRedirects: false, handshakeTimeout: 30_000 });
+    } catch {
+      handlers.onFailure({ kind: 'connection' });
+      queueMicrotask(finish);
+      return { send() {}, ping() {}, close() {} };
+    }
+    socket.on('open', () => handlers.onOpen());
+    socket.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
+      if (isBinary) return handlers.onMessage('');
+      handlers.onMessage(Array.isArray(data) ? Buffer.concat(data).toString('utf8') : data.toString());
+    });
+    socket.on('pong', () => handlers.onPong());
+    socket.on('unexpected-response', (_request: unknown, response: { statusCode?: number; headers: Record<string, string | undefined>; destroy?: () => void }) => {
+      const status = response.statusCode ?? 0;
+      handlers.onFailure(status === 429 ? { kind: 'rate-limited', status, retryAfter: response.headers['retry-after'] } : { kind: 'rejected', status });
+      response.destroy?.();
+      socket.terminate();
+    });
+    socket.on('error', () => handlers.onFailure({ kind: 'connection' }));
+    socket.on('close', finish);
+    return {
+      send: (text) => {
+        if (socket.readyState === 1) socket.send(text);
+      },
+      ping: () => {
+        if (socket.readyState === 1) socket.ping();
+      },
+      close: () => socket.terminate(),
+    };
+  };
+}
+
+/** A {@link SocketFactory} over the WHATWG `WebSocket` (browsers, Deno, Bun): no pings, no headers, no status codes. */
+export function webSocketFactory(WebSocketClass: typeof WebSocket): SocketFactory {
+  return (url, _headers, handlers) => {
+    let closed = false;
+    const socket = new WebSocketClass(url);
+    socket.onopen = () => handlers.onOpen();
+    socket.onmessage = (event: MessageEvent) => handlers.onMessage(typeof event.data === 'string' ? event.data : '');
+    socket.onerror = () => handlers.onFailure({ kind: 'connection' });
+    socket.onclose = () => {
+      if (closed) return;
+      closed = true;
+      handlers.onClose();
+    };
+    return {
+      send: (text) => {
+        if (socket.readyState === 1) socket.send(text);
+      },
+      close: () => socket.close(),
+    };
+  };
+}
+
+/** The default factory: `ws` where it is installed, else the global `WebSocket`; undefined when neither exists. */
+export async function defaultSocketFactory(): Promise<SocketFactory | undefined> {
+  const Ws = await loadWs();
+  if (Ws !== undefined) return wsSocketFactory(Ws);
+  const Global = (globalThis as { WebSocket?: typeof WebSocket }).WebSocket;
+  return Global === undefined ? undefined : webSocketFactory(Global);
+}

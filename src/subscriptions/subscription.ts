@@ -1,0 +1,189 @@
+/**
+ * The caller's side of one subscription: the async iterable, its bounded buffer, dedup and
+ * gap tracking across every socket it lives on, and the watchdog's view of its stream.
+ */
+import { TransportError } from '../errors/transport-error.js';
+import type { Connection, ConnectionMember } from './connection.js';
+import { ItemBuffer } from './item-buffer.js';
+import { allowedSilenceMs, IntervalLearner, type SilenceSettings } from './silence.js';
+import { StreamTracker } from './stream-order.js';
+import type { StreamProfile } from './stream-profile.js';
+import type { OverflowPolicy, RebindReason, Subscription, SubscriptionEvent, SubscriptionItem } from './types.js';
+
+/** What a subscription needs from its manager. */
+export interface SubscriptionOwner {
+  now(): number;
+  emit(event: SubscriptionEvent): void;
+  /** Closes it: unsubscribes on the node (bounded wait), frees its socket. */
+  close(subscription: ManagedSubscription): Promise<void>;
+  /** A `once` stream delivered its notification: release it without an unsubscribe call. */
+  complete(subscription: ManagedSubscription): void;
+  /** The `error` overflow policy ended it. */
+  overflowed(subscription: ManagedSubscription): void;
+}
+
+export interface ManagedSubscriptionOptions {
+  readonly id: number;
+  readonly method: string;
+  readonly params: readonly unknown[];
+  readonly profile: StreamProfile;
+  readonly bufferSize: number;
+  readonly overflow: OverflowPolicy;
+  readonly expectedIntervalMs: number | undefined;
+  readonly silence: SilenceSettings;
+}
+
+export type PlacementState = 'placing' | 'live' | 'closed';
+
+export class ManagedSubscription implements Subscription, ConnectionMember {
+  readonly id: number;
+  readonly method: string;
+  readonly params: readonly unknown[];
+  readonly profile: StreamProfile;
+  state: PlacementState = 'placing';
+  endpointId = '';
+  /** The socket it is assigned to, while placing or live. */
+  connection: Connection | undefined;
+  /** The node's subscription id (as the node sent it) while live. */
+  serverId: unknown;
+  /** True once a node confirmed it the first time. */
+  everLive = false;
+  /** The endpoint that failed it last: the next placement prefers another. */
+  lastFailedEndpoint: string | undefined;
+  /** Short, secret-free description of what the last placement attempt met. */
+  lastFailure: string | undefined;
+  /** The node's refusal of the first subscribe call (bad params, unknown method): no other node is tried. */
+  refusal: TransportError<'SUBSCRIPTION_FAILED'> | undefined;
+  /** Set when no endpoint can ever take it (every one with a WebSocket URL is on another chain). */
+  noEndpoint = false;
+  /** Placement attempts refused by nodes in a row (rpc errors on resubscribe). */
+  refusals = 0;
+  lastTickMs = 0;
+  /** Wakes a placement loop sleeping on a backoff (set while it sleeps). */
+  wake: (() => void) | undefined;
+  readonly #owner: SubscriptionOwner;
+  readonly #buffer: ItemBuffer<SubscriptionItem>;
+  readonly #tracker: StreamTracker;
+  readonly #learner: IntervalLearner | undefined;
+  readonly #expectedIntervalMs: number | undefined;
+  readonly #silence: SilenceSettings;
+  #allowedMs: number | undefined;
+
+  constructor(owner: SubscriptionOwner, options: ManagedSubscriptionOptions) {
+    this.#owner = owner;
+    this.id = options.id;
+    this.method = options.method;
+    this.params = options.params;
+    this.profile = options.profile;
+    this.#tracker = new StreamTracker(options.profile.order);
+    this.#silence = options.silence;
+    this.#expectedIntervalMs = options.expectedIntervalMs ?? options.profile.expectedIntervalMs;
+    const ticks = options.profile.ticks || options.expectedIntervalMs !== undefined;
+    this.#learner = ticks && this.#expectedIntervalMs === undefined ? new IntervalLearner() : undefined;
+    this.#allowedMs = ticks ? allowedSilenceMs(this.#expectedIntervalMs, this.#silence) : undefined;
+    this.#buffer = new ItemBuffer<SubscriptionItem>(
+      options.bufferSize,
+      options.overflow,
+      (dropped) => {
+        const atMs = owner.now();
+        owner.emit({ atMs, phase: 'overflow', method: this.method, subscriptionId: this.id, endpointId: this.endpointId, dropped });
+        return { kind: 'overflow', dropped, atMs, endpointId: this.endpointId };
+      },
+      () =>
+        new TransportError('SUBSCRIPTION_OVERFLOW', `Subscription '${this.method}' overflowed its buffer of ${options.bufferSize} items`, {
+          context: { method: this.method, bufferSize: options.bufferSize },
+          method: this.method,
+          endpointId: this.endpointId,
+        }),
+    );
+  }
+
+  get closed(): boolean {
+    return this.state === 'closed';
+  }
+
+  get allowedSilenceMs(): number | undefined {
+    return this.#allowedMs;
+  }
+
+  /** A notification from the socket it is live on. */
+  notify(result: unknown, nowMs: number): void {
+    if (this.state !== 'live') return;
+    const decision = this.#tracker.decide(result);
+    if (!decision.deliver) return;
+    if (this.#allowedMs !== undefined || this.#learner !== undefined) this.#ticked(nowMs);
+    const endpointId = this.endpointId;
+    if (decision.gap !== undefined) {
+      const { from, to } = decision.gap;
+      this.#owner.emit({ atMs: nowMs, phase: 'gap', method: this.method, subscriptionId: this.id, endpointId, from, to });
+      if (!this.#push({ kind: 'gap', from, to, atMs: nowMs, endpointId })) return;
+    }
+    if (!this.#push({ kind: 'notification', value: result, atMs: nowMs, endpointId })) return;
+    if (this.profile.once) {
+      this.#buffer.end(true);
+      this.#owner.complete(this);
+    }
+  }
+
+  /** Now live on `endpointId` (again): the watchdog counts silence from here. */
+  bound(endpointId: string, nowMs: number): void {
+    this.state = 'live';
+    this.endpointId = endpointId;
+    this.lastTickMs = nowMs;
+    this.refusals = 0;
+  }
+
+  pushRebind(fromEndpointId: string, reason: RebindReason, nowMs: number): void {
+    this.#push({ kind: 'rebind', fromEndpointId, reason, atMs: nowMs, endpointId: this.endpointId });
+  }
+
+  /** Ends the iterator (buffered items dropped). */
+  end(): void {
+    this.#buffer.end();
+  }
+
+  /** Ends the iterator with `error` (the next `next()` rejects with it). */
+  fail(error: Error): void {
+    this.#buffer.fail(error);
+  }
+
+  next(): Promise<IteratorResult<SubscriptionItem, undefined>> {
+    return this.#buffer.next();
+  }
+
+  close(): Promise<void> {
+    return this.#owner.close(this);
+  }
+
+  async return(): Promise<IteratorResult<SubscriptionItem, undefined>> {
+    await this.close();
+    return { value: undefined, done: true };
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<SubscriptionItem, undefined> {
+    return this;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  #ticked(nowMs: number): void {
+    this.lastTickMs = nowMs;
+    const learner = this.#learner;
+    if (learner === undefined) return;
+    learner.observe(nowMs);
+    const allowed = allowedSilenceMs(learner.intervalMs, this.#silence);
+    if (allowed === this.#allowedMs) return;
+    const first = this.#allowedMs === undefined;
+    this.#allowedMs = allowed;
+    // The first learned interval arms the watchdog; later ones are read when it fires.
+    if (first) this.connection?.watch(this);
+  }
+
+  #push(item: SubscriptionItem): boolean {
+    if (this.#buffer.push(item)) return true;
+    this.#owner.overflowed(this);
+    return false;
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * Public shapes of subscriptions: what `pool.subscribe()` yields, its options, and the
+ * pool-level `subscriptions` settings.
+ */
+import type { SocketFactory } from './socket.js';
+
+/** Why a subscription moved to another socket. */
+export type RebindReason = 'closed' | 'error' | 'silent' | 'pong-timeout' | 'left-rotation' | 'rejected';
+
+interface ItemBase {
+  /** Monotonic time the item was produced, in ms (the pool's clock). */
+  readonly atMs: number;
+  /** The endpoint the subscription is on now (for `rebind`: the new one). */
+  readonly endpointId: string;
+}
+
+/** A notification from the node: `value` is the notification's `result` (integers above 2^53 as exact `bigint`s). */
+export interface NotificationItem<T = unknown> extends ItemBase {
+  readonly kind: 'notification';
+  readonly value: T;
+}
+
+/**
+ * Ordered streams only (slots, roots, new heads): the numbers `from`…`to` (inclusive) were
+ * never delivered — typically missed while the subscription moved. Backfill over HTTP
+ * (`getBlock`, `eth_getBlockByNumber`) if you need them.
+ */
+export interface GapItem extends ItemBase {
+  readonly kind: 'gap';
+  readonly from: bigint;
+  readonly to: bigint;
+}
+
+/**
+ * The subscription lost its socket and is live again (on `endpointId`). Anything that
+ * happened between the two is not replayed by the node: ordered streams follow with a
+ * `gap` if numbers were skipped; unordered streams (accounts, programs, logs) may have
+ * missed changes — re-read the state over HTTP if it matters.
+ */
+export interface RebindItem extends ItemBase {
+  readonly kind: 'rebind';
+  /** The endpoint the subscription was on. */
+  readonly fromEndpointId: string;
+  readonly reason: RebindReason;
+}
+
+/** The caller read too slowly: `dropped` of the oldest buffered items were discarded (overflow policy `drop-oldest`). */
+export interface OverflowItem extends ItemBase {
+  readonly kind: 'overflow';
+  readonly dropped: number;
+}
+
+export type SubscriptionItem<T = unknown> = NotificationItem<T> | GapItem | RebindItem | OverflowItem;
+
+/** Options of `pool.subscribe()`. */
+export interface SubscribeOptions {
+  /** Aborting closes the subscription (the iterator ends). */
+  readonly signal?: AbortSignal | undefined;
+  /** How long to wait for the first node to confirm the subscription, in ms. @default the pool's `subscriptions.subscribeTimeoutMs` (10000) */
+  readonly timeoutMs?: number | undefined;
+  /**
+   * Expected time between two notifications of an ordered stream, in ms: silence for
+   * `silenceFactor` × this (at least `minSilenceMs`) declares the socket dead. @default per
+   * method — 400 for Solana `slotSubscribe`/`rootSubscribe`; for `newHeads`, learned from the
+   * stream itself after three blocks
+   */
+  readonly expectedIntervalMs?: number | undefined;
+  /** Buffered items for this subscription. @default the pool's `subscriptions.bufferSize` */
+  readonly bufferSize?: number | undefined;
+  /** Overflow policy for this subscription. @default the pool's `subscriptions.overflow` */
+  readonly overflow?: OverflowPolicy | undefined;
+}
+
+/**
+ * What happens when a caller reads slower than notifications arrive and the buffer is
+ * full: `drop-oldest` discards the oldest items and yields one `overflow` item saying how
+ * many; `error` ends the iterator with `SUBSCRIPTION_OVERFLOW`. Memory stays bounded
+ * either way.
+ */
+export type OverflowPolicy = 'drop-oldest' | 'error';
+
+/** The caller's side of one subscription: an async iterable of items, closed with `close()`. */
+export interface Subscription<T = unknown> extends AsyncIterable<SubscriptionItem<T>>, AsyncDisposable {
+  /** The subscribe method (`slotSubscribe`, `eth_subscribe`, …). */
+  readonly method: string;
+  /** The endpoint serving it now. */
+  readonly endpointId: string;
+  /** True once closed (by `close()`, the signal, `pool.close()` or an overflow error). */
+  readonly closed: boolean;
+  /** Unsubscribes on the node (bounded wait), frees the socket when it was its last user, ends the iterator. Idempotent. */
+  close(): Promise<void>;
+  /** The next item; resolves `{ done: true }` once closed. Used by `for await`. */
+  next(): Promise<IteratorResult<SubscriptionItem<T>, undefined>>;
+}
+
+/** Pool option `subscriptions`. */
+export interface SubscriptionSettings {
+  /**
+   * Derive the WebSocket URL of endpoints without `wsUrl` from their `url`: `http:` → `ws:`,
+   * `https:` → `wss:`, same host, port, path and query (keys included). Off by default: many
+   * providers serve WebSocket on another host or path. @default false
+   */
+  readonly deriveWsUrl?: boolean;
+  /** Subscriptions sharing one socket before another is opened to the same endpoint (providers cap it). @default 100 */
+  readonly maxSubscriptionsPerSocket?: number;
+  /** Buffered items per subscription. @default 1024 */
+  readonly bufferSize?: number;
+  /** @default 'drop-oldest' */
+  readonly overflow?: OverflowPolicy;
+  /** Ping frame interval, in ms (Node `ws` only; the WHATWG `WebSocket` cannot ping). 0 disables. @default 5000 */
+  readonly pingIntervalMs?: number;
+  /** A socket with no pong this long after a ping is dead, in ms. @default 5000 */
+  readonly pongTimeoutMs?: number;
+  /** An ordered stream silent for this many expected intervals declares its socket dead, even while pongs arrive. @default 5 */
+  readonly silenceFactor?: number;
+  /** Lower bound of that silence, in ms. @default 2000 */
+  readonly minSilenceMs?: number;
+  /** Time allowed to open a socket and for each subscribe/unsubscribe answer, in ms. @default 5000 */
+  readonly requestTimeoutMs?: number;
+  /** Default of `subscribe()`'s `timeoutMs`, in ms. @default 10000 */
+  readonly subscribeTimeoutMs?: number;
+  /** Lower bound of the jittered backoff before re-using an endpoint whose socket failed, in ms. @default 250 */
+  readonly initialBackoffMs?: number;
+  /** Upper bound of that backoff, in ms. @default 10000 */
+  readonly maxBackoffMs?: number;
+  /** A socket left with no subscription is closed after this long (a new subscription reuses it), in ms. @default 1000 */
+  readonly idleSocketMs?: number;
+  /** Opens sockets. @default Node: `ws` (loaded on the first subscription); elsewhere: the global `WebSocket` */
+  readonly socketFactory?: SocketFactory;
+}
+
+/**
+ * Event `subscription`: `opened` (first confirmed by a node), `rebound` (moved to
+ * `endpointId` from `fromEndpointId` for `reason`), `gap` (`from`…`to` never delivered),
+ * `overflow` (`dropped` items discarded), `closed`.
+ */
+export interface SubscriptionEvent {
+  readonly atMs: number;
+  readonly phase: 'opened' | 'rebound' | 'gap' | 'overflow' | 'closed';
+  readonly method: string;
+  /** Caller-side id of the subscription (stable across rebinds; not the node's id). */
+  readonly subscriptionId: number;
+  readonly endpointId: string;
+  readonly fromEndpointId?: string;
+  readonly reason?: RebindReason;
+  readonly from?: bigint;
+  readonly to?: bigint;
+  readonly dropped?: number;
+}
