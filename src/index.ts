@@ -19,7 +19,9 @@ export type {
   ChainEvent,
   ReconcileEvent,
   HedgeEvent,
+  FleetEvent,
 } from './pool/events.js';
+export type { PoolFleet, FleetJoinOptions, FleetMembership, FleetFact, FleetTopic, FleetBucketSpec, FleetStatus, FleetMode } from './fleet/types.js';
 export type { BalanceSettings } from './balance/balancer.js';
 export type { HedgeSettings } from './balance/hedge-policy.js';
 export type {
@@ -46,7 +48,7 @@ export { parseRetryAfter } from './retry/retry-after.js';
 export type { FailureCause, DispatchState, RetryClass, RequestKind } from './retry/causes.js';
 export { classifyMethod } from './jsonrpc/method-table.js';
 export { parseJsonExact, stringifyJson } from './jsonrpc/exact-json.js';
-export { TokenBucket } from './admission/token-bucket.js';
+export { TokenBucket, type AdmissionBucket } from './admission/token-bucket.js';
 export type { Availability } from './admission/role-state.js';
 export { systemClock, systemRandom, createSeededRandom, type Clock, type Random, type TimerHandle } from './clock.js';
 export type { HttpExecutor, ExecuteRequest, ExecutorTarget, RawOutcome, ExecutorErrorKind } from './http/executor.js';

@@ -143,6 +143,7 @@ export const poolConfigSchema = z
       ])
       .optional(),
     executor: objectWith(['execute', 'close'], 'must have execute() and close()').optional(),
+    fleet: objectWith(['join'], 'must be a fleet, e.g. createRedisFleet() from sturdy-rpc/fleet (it has join())').optional(),
     clock: objectWith(['now', 'wallNow', 'setTimer'], 'must have now(), wallNow() and setTimer()').optional(),
     random: z.custom<() => number>((value) => typeof value === 'function', { message: 'must be a function' }).optional(),
   })

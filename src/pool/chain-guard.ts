@@ -95,6 +95,8 @@ export interface ChainGuardHost {
   /** A check failed (the endpoint is down, slow, throttling or lying): recorded like a failed attempt (reputation, cooldown). */
   onCheckFailed(role: RoleState, failure: ClassifiedFailure): void;
   onCheckSucceeded(role: RoleState, latencyMs: number): void;
+  /** This process reached a verdict (a fleet shares it). */
+  onVerdict?(endpointId: string, status: 'verified' | 'wrong-chain'): void;
 }
 
 interface Entry {
@@ -164,7 +166,8 @@ export class ChainGuard {
     try {
       for (const chainCheck of this.#checks) {
         const { outcome, latencyMs } = await this.#host.ask(entry.role, chainCheck);
-        if (this.#host.closed()) return;
+        // Closed, or another process of the fleet settled it meanwhile.
+        if (this.#host.closed() || entry.status !== 'unverified') return;
         if (!outcome.ok) return this.#failed(entry, outcome);
         const reported = chainCheck.read(outcome.result);
         if (reported === undefined) return this.#failed(entry, failureOf('chain-check-invalid', { status: outcome.status }));
@@ -173,16 +176,39 @@ export class ChainGuard {
           entry.status = 'wrong-chain';
           this.#events.emit('chain', { atMs: this.#clock.now(), endpointId, status: 'wrong-chain', method: chainCheck.method, reported });
           this.#host.onWrongChain(endpointId);
+          this.#host.onVerdict?.(endpointId, 'wrong-chain');
           return;
         }
       }
-      entry.status = 'verified';
-      this.#events.emit('chain', { atMs: this.#clock.now(), endpointId, status: 'verified' });
-      for (const role of entry.roles) role.chainPending = false;
-      this.#host.wake();
+      this.#verify(entry);
+      this.#host.onVerdict?.(endpointId, 'verified');
     } finally {
       entry.checking = false;
     }
+  }
+
+  /**
+   * Another process of the fleet reached a verdict on the endpoint: adopt it without asking
+   * (a check running here is ignored when it ends). Returns true when it changed the status.
+   */
+  adopt(endpointId: string, status: 'verified' | 'wrong-chain', reported?: string): boolean {
+    const entry = this.#entries.get(endpointId);
+    if (entry === undefined || entry.status !== 'unverified') return false;
+    if (status === 'verified') {
+      this.#verify(entry);
+      return true;
+    }
+    entry.status = 'wrong-chain';
+    this.#events.emit('chain', { atMs: this.#clock.now(), endpointId, status: 'wrong-chain', ...(reported === undefined ? {} : { reported }) });
+    this.#host.onWrongChain(endpointId);
+    return true;
+  }
+
+  #verify(entry: Entry): void {
+    entry.status = 'verified';
+    this.#events.emit('chain', { atMs: this.#clock.now(), endpointId: entry.role.endpointId, status: 'verified' });
+    for (const role of entry.roles) role.chainPending = false;
+    this.#host.wake();
   }
 
   #failed(entry: Entry, failure: ClassifiedFailure): void {

@@ -100,6 +100,31 @@ export interface HedgeEvent extends EventBase {
   readonly delayMs: number;
 }
 
+/**
+ * Fleet mode (`fleet` option). `mode`: the process went `local` (Redis unreachable, a command
+ * timed out or failed: it now keeps its share of each quota) or back to `shared`.
+ * `adopted`: a fact from another process took effect here — a rate-limit `cooldown`, a
+ * reputation `bench`, a `breaker` open or a `chain` verdict — on these endpoints.
+ */
+export type FleetEvent = EventBase &
+  (
+    | {
+        readonly type: 'mode';
+        readonly mode: 'shared' | 'local';
+        /** `started`, `recovered`, `unreachable`, `timeout`, `error` or `closed`. */
+        readonly reason: string;
+        /** Live members last seen (the local share is each quota ÷ this). */
+        readonly members: number;
+      }
+    | {
+        readonly type: 'adopted';
+        readonly topic: 'cooldown' | 'bench' | 'breaker' | 'chain';
+        readonly endpointIds: readonly string[];
+        /** How long the fact still holds, in ms. */
+        readonly remainingMs: number;
+      }
+  );
+
 export interface PoolEventMap {
   attempt: AttemptEvent;
   success: SuccessEvent;
@@ -112,6 +137,7 @@ export interface PoolEventMap {
   chain: ChainEvent;
   reconcile: ReconcileEvent;
   hedge: HedgeEvent;
+  fleet: FleetEvent;
 }
 
 export type PoolEventName = keyof PoolEventMap;

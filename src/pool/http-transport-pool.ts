@@ -20,6 +20,7 @@ import { reconcileSettingsOf } from './reconcile.js';
 import { ChainGuard, chainChecksOf, chainMismatchError, describeExpectedChain, type ChainGuardHost } from './chain-guard.js';
 import { PoolEvents, type PoolEventListener, type PoolEventName } from './events.js';
 import { PoolHealth } from './pool-health.js';
+import { FleetWiring } from './fleet-wiring.js';
 import { HttpRequestPermit, permitRole, type PermitHost } from './permit.js';
 import { Hedging } from './hedged-attempt.js';
 import { askEndpoint } from './attempt.js';
@@ -55,6 +56,8 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   readonly #sameOperator = new Map<string, Set<string>>();
   readonly #expectedChain: string;
   readonly #chainGuard: ChainGuard | undefined;
+  /** Fleet mode (`fleet` option): shared buckets, cooldowns, benches, breaker opens, chain verdicts. */
+  readonly #fleet: FleetWiring | undefined;
   #closed = false;
   #closedError: TransportError<'POOL_CLOSED'> | undefined;
   #closing: Promise<void> | undefined;
@@ -73,7 +76,8 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     const rolesPerKind = new Map<RequestKind, number>();
     for (const role of this.#roles) rolesPerKind.set(role.settings.kind, (rolesPerKind.get(role.settings.kind) ?? 0) + 1);
     this.#hedging = options.hedge === false ? undefined : new Hedging(options.hedge ?? {}, rolesPerKind, now);
-    this.#health = new PoolHealth(options, this.#endpoints, this.#roles, this.#events, this.#clock);
+    this.#fleet = options.fleet === undefined ? undefined : new FleetWiring(options.fleet, this.#clock);
+    this.#health = new PoolHealth(options, this.#endpoints, this.#roles, this.#events, this.#clock, this.#fleet?.healthHooks);
     const maxOperatorShare = options.concentration?.maxOperatorShare ?? DEFAULT_MAX_OPERATOR_SHARE;
     this.#groups = buildKindGroups(this.#roles, random, maxOperatorShare, this.#events, this.#clock, options.timeoutMs);
     this.#methods = options.methods ?? {};
@@ -87,6 +91,18 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     this.#chainGuard =
       chainChecks.length === 0 ? undefined : new ChainGuard(chainChecks, this.#roles, this.#events, this.#clock, this.#chainGuardHost());
     this.#admission = new Admission(this.#clock, this.#health, this.#chainGuard, this.#balancer);
+    this.#fleet?.connect({
+      roles: this.#roles,
+      endpoints: this.#endpoints,
+      events: this.#events,
+      health: this.#health,
+      chainGuard: this.#chainGuard,
+      expectedChain: this.#expectedChain,
+      wake: (kind) => {
+        const group = this.#groups.get(kind);
+        if (group && !this.#closed) this.#admission.drain(group);
+      },
+    });
     const fragments = secretFragments(
       this.#endpoints.map((e) => e.url),
       this.#endpoints.flatMap((e) => Object.values(e.headers)),
@@ -175,6 +191,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     this.#closedError = closedError();
     for (const group of this.#groups.values()) this.#admission.rejectAll(group, closedError);
     for (const attempt of [...this.#internals.cancelOnClose]) attempt.abortByCaller();
+    this.#fleet?.close();
     this.#closing = this.#internals.executor.close();
     return this.#closing;
   }
@@ -260,6 +277,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
         else this.#permitHost.onFailure(role, failure.cause, failure);
       },
       onCheckSucceeded: (role, latencyMs) => this.#health.recordSuccess(role, latencyMs),
+      onVerdict: (endpointId, status) => this.#fleet?.chainVerdict(endpointId, status),
     };
   }
 
@@ -319,5 +337,6 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     const kind = role.settings.kind;
     if (rateLimited) this.#events.emit('rate-limited', { atMs: now, endpointId: role.endpointId, kind, providerDelayMs, cooldownMs });
     if (before !== 'rate-limited') this.#events.emit('cooldown', { atMs: now, endpointId: role.endpointId, kind, phase: 'start', durationMs: cooldownMs });
+    this.#fleet?.cooldownStarted(role, role.cooldownUntilMs - now);
   }
 }
