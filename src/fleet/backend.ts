@@ -10,7 +10,7 @@ import type { FleetFact } from './types.js';
 export interface FleetGrant {
   /** Tokens granted (0 … requested). */
   readonly granted: number;
-  /** When nothing is left: ms until the next whole token (store clock). */
+  /** When nothing was granted: ms until the tokens asked for are there (store clock). */
   readonly waitMs: number;
 }
 
@@ -26,9 +26,11 @@ export interface FleetBackend {
   /**
    * Takes up to `want` tokens from the shared bucket `key` (continuous refill at
    * `requestsPerSecond`, capacity `burstCapacity`). A missing bucket starts full, or empty
-   * with `startEmpty` (the fleet was already spending: the store lost its state).
+   * with `startEmpty` (the fleet was already spending: the store lost its state). `restart`:
+   * the stored state is stale (this process spent its local share meanwhile): start over
+   * as if missing — a bucket that refilled while the fleet was spending must not add a burst.
    */
-  take(key: string, requestsPerSecond: number, burstCapacity: number, want: number, startEmpty: boolean): Promise<FleetGrant>;
+  take(key: string, requestsPerSecond: number, burstCapacity: number, want: number, startEmpty: boolean, restart: boolean): Promise<FleetGrant>;
   /** Renews this member's heartbeat for `ttlMs`; resolves with the number of live members. */
   heartbeat(memberId: string, ttlMs: number): Promise<number>;
   /** Stores the fact (the later end wins) and appends it to the fleet's log. */

@@ -5,13 +5,15 @@
  * the whole process local at once (a call never waits on the store past that), and the next
  * command that succeeds — the poll keeps asking — brings it back to shared mode.
  */
-import { setBackgroundTimer, type Clock, type TimerHandle } from '../clock.js';
+import { setBackgroundTimer, type Clock, type Random, type TimerHandle } from '../clock.js';
 import type { FleetBackend, FleetGrant } from './backend.js';
 import { LeasedBucket } from './lease-bucket.js';
 import type { FleetFact, FleetJoinOptions, FleetMembership, FleetMode, FleetStatus, PoolFleet } from './types.js';
 
 export interface FleetCoordinatorSettings {
   readonly clock: Clock;
+  /** Spreads retries of processes waiting on the same token. */
+  readonly random: Random;
   readonly memberId: string;
   readonly commandTimeoutMs: number;
   readonly heartbeatMs: number;
@@ -61,24 +63,25 @@ export class FleetCoordinator implements PoolFleet {
 
   join(options: FleetJoinOptions): FleetMembership {
     const joined: Joined = { options, buckets: new Map() };
-    const now = this.#settings.clock.now();
     for (const spec of options.buckets) {
       if (joined.buckets.has(spec.key)) continue;
-      const bucket: LeasedBucket = new LeasedBucket(spec, this.#settings.leaseMs, options.clock, {
-        take: (want, startEmpty) => this.#take(bucket, want, startEmpty),
+      const bucket: LeasedBucket = new LeasedBucket(spec, this.#settings.leaseMs, options.clock, this.#settings.random, {
+        take: (want, startEmpty, restart) => this.#take(bucket, want, startEmpty, restart),
         changed: () => options.onTokens(spec.key),
       });
       if (this.#mode === 'local') bucket.goLocal(options.clock.now(), this.#members);
       joined.buckets.set(spec.key, bucket);
     }
     this.#joined.add(joined);
-    if (!this.#closed) {
-      this.#start(now);
+    // After the pool's constructor returns, so its listeners see the first mode change.
+    queueMicrotask(() => {
+      if (this.#closed || !this.#joined.has(joined)) return;
+      this.#start();
       if (this.#mode === 'shared') {
         for (const bucket of joined.buckets.values()) bucket.prime();
         void this.#recall(joined);
       }
-    }
+    });
     return {
       bucket: (key) => {
         const bucket = joined.buckets.get(key);
@@ -106,9 +109,8 @@ export class FleetCoordinator implements PoolFleet {
     if (!this.#closed && this.#mode === 'shared') void this.#command(() => this.#backend.leave(this.#settings.memberId));
   }
 
-  #start(now: number): void {
+  #start(): void {
     if (this.#pollTimer !== undefined) return;
-    void now;
     void this.#heartbeat();
     this.#schedulePoll();
     this.#scheduleHeartbeat();
@@ -174,10 +176,10 @@ export class FleetCoordinator implements PoolFleet {
     for (const fact of facts) joined.options.onFact(fact);
   }
 
-  #take(bucket: LeasedBucket, want: number, startEmpty: boolean): Promise<FleetGrant | undefined> {
+  #take(bucket: LeasedBucket, want: number, startEmpty: boolean, restart: boolean): Promise<FleetGrant | undefined> {
     const { key, requestsPerSecond, burstCapacity } = bucket.spec;
     return this.#command(
-      () => this.#backend.take(key, requestsPerSecond, burstCapacity, want, startEmpty),
+      () => this.#backend.take(key, requestsPerSecond, burstCapacity, want, startEmpty, restart),
       undefined,
       (late) => bucket.credit(late.granted),
     );

@@ -7,7 +7,7 @@
  * of the quota — a bucket that starts EMPTY, because the fleet was just spending the quota.
  */
 import { TokenBucket, type AdmissionBucket } from '../admission/token-bucket.js';
-import type { Clock } from '../clock.js';
+import type { Clock, Random } from '../clock.js';
 import type { FleetGrant } from './backend.js';
 import type { FleetBucketSpec } from './types.js';
 
@@ -25,7 +25,7 @@ export function localShareOf(requestsPerSecond: number, burstCapacity: number, m
 /** Where a bucket's leases come from. */
 export interface LeaseSource {
   /** Takes up to `want` tokens; resolves `undefined` when the store failed (the fleet then went local). */
-  take(want: number, startEmpty: boolean): Promise<FleetGrant | undefined>;
+  take(want: number, startEmpty: boolean, restart: boolean): Promise<FleetGrant | undefined>;
   /** Tokens arrived or the mode changed without a take: admission must look again. */
   changed(): void;
 }
@@ -37,6 +37,7 @@ export class LeasedBucket implements AdmissionBucket {
   /** Top the lease up once this few tokens are left. */
   private readonly lowWater: number;
   private readonly clock: Clock;
+  private readonly random: Random;
   private readonly source: LeaseSource;
   private held = 0;
   private fetching = false;
@@ -46,12 +47,17 @@ export class LeasedBucket implements AdmissionBucket {
   private local: TokenBucket | undefined;
   /** Once the fleet has spent from this bucket, a bucket the store lost starts empty, not full. */
   private spending = false;
+  /** Back from local mode: the next take restarts the shared bucket empty (see `FleetBackend.take`). */
+  private restart = false;
+  /** The last take got less than it asked: the fleet is spending the whole quota, so no lease ahead of need (no hoarding). */
+  private contended = false;
 
-  constructor(spec: FleetBucketSpec, leaseMs: number, clock: Clock, source: LeaseSource) {
+  constructor(spec: FleetBucketSpec, leaseMs: number, clock: Clock, random: Random, source: LeaseSource) {
     this.spec = spec;
     this.leaseSize = leaseSizeOf(spec.requestsPerSecond, spec.burstCapacity, leaseMs);
     this.lowWater = Math.floor(this.leaseSize / 2);
     this.clock = clock;
+    this.random = random;
     this.source = source;
   }
 
@@ -75,13 +81,15 @@ export class LeasedBucket implements AdmissionBucket {
     if (nowMs < this.retryAtMs) return this.retryAtMs - nowMs;
     // Admission met an empty lease: ask for one; its arrival wakes admission (`changed`).
     this.fetch();
-    return Number.POSITIVE_INFINITY;
+    // A store known to be down answers at once: the local share may already be there.
+    const local = this.local as TokenBucket | undefined;
+    return this.held >= 1 ? 0 : local ? local.waitMs(nowMs) : Number.POSITIVE_INFINITY;
   }
 
   tryTake(nowMs: number): boolean {
     if (this.held >= 1) {
       this.held--;
-      if (this.local === undefined && this.held <= this.lowWater && !this.fetching && nowMs >= this.retryAtMs) this.fetch();
+      if (this.local === undefined && !this.contended && this.held <= this.lowWater && !this.fetching && nowMs >= this.retryAtMs) this.fetch();
       return true;
     }
     return this.local?.tryTake(nowMs) ?? false;
@@ -101,6 +109,7 @@ export class LeasedBucket implements AdmissionBucket {
 
   /** The store is back: lease again. */
   goShared(): void {
+    if (this.local !== undefined) this.restart = true;
     this.local = undefined;
     this.retryAtMs = 0;
   }
@@ -117,14 +126,20 @@ export class LeasedBucket implements AdmissionBucket {
     const want = this.leaseSize - this.held;
     if (want <= 0) return;
     this.fetching = true;
-    void this.source.take(want, this.spending).then((grant) => {
+    const restart = this.restart;
+    this.restart = false;
+    void this.source.take(want, this.spending, restart).then((grant) => {
       this.fetching = false;
-      if (grant !== undefined) {
+      if (grant === undefined) this.restart ||= restart;
+      else {
+        this.contended = grant.granted < want;
         if (grant.granted > 0) {
           this.spending = true;
           this.held = Math.min(this.leaseSize, this.held + grant.granted);
         } else {
-          this.retryAtMs = this.clock.now() + Math.max(1, grant.waitMs);
+          // Every process waiting on the same refill would ask at the same instant and the
+          // quickest would win every time: a random part of half a wait more spreads the leases.
+          this.retryAtMs = this.clock.now() + Math.max(1, grant.waitMs) * (1 + this.random() / 2);
         }
       }
       this.source.changed();

@@ -10,7 +10,9 @@ local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000`;
 
 /**
  * Continuous-refill token bucket. KEYS[1] bucket; ARGV: tokens per ms, capacity, tokens
- * wanted, start empty (1/0), key TTL ms. Returns { granted, ms until the next whole token }.
+ * wanted, start empty (1/0), key TTL ms, restart (1/0: the stored state is stale — the
+ * fleet spent local shares meanwhile — so start over, empty with `start empty`). Returns { granted, ms until the tokens wanted are
+ * there (when none was granted) }.
  * Grants only whole tokens that are there now: the bucket never goes below zero, so the
  * fleet never takes more than the quota.
  */
@@ -21,7 +23,7 @@ local want = tonumber(ARGV[3])
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
 local tokens = tonumber(state[1])
 local ts = tonumber(state[2])
-if tokens == nil or ts == nil then
+if tokens == nil or ts == nil or ARGV[6] == '1' then
   if ARGV[4] == '1' then tokens = 0 else tokens = cap end
   ts = now
 end
@@ -35,8 +37,10 @@ if granted < 0 then granted = 0 end
 tokens = math.max(0, tokens - granted)
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(ts))
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
+-- Nothing granted: the time until the whole request is there, so a contended bucket is
+-- leased in batches (one round trip per lease, not per token).
 local wait = 0
-if tokens < 1 then wait = math.ceil((1 - tokens) / rate) end
+if granted == 0 then wait = math.ceil((math.min(want, cap) - tokens) / rate) end
 return { granted, wait }`;
 
 /** KEYS[1] members (sorted set of expiry instants); ARGV: member id, TTL ms. Returns the live member count. */

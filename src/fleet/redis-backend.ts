@@ -55,10 +55,10 @@ export function createRedisBackend(client: FleetRedisClient, namespace: string):
 
   return {
     ready: () => client.status === 'ready',
-    async take(key, requestsPerSecond, burstCapacity, want, startEmpty): Promise<FleetGrant> {
+    async take(key, requestsPerSecond, burstCapacity, want, startEmpty, restart): Promise<FleetGrant> {
       // Kept until long after the bucket would be full again: an idle fleet's bucket is full either way.
       const ttlMs = Math.max(600_000, Math.ceil((burstCapacity / requestsPerSecond) * 2000));
-      const reply = (await run(SCRIPTS.take, [bucketKey(key)], [requestsPerSecond / 1000, burstCapacity, want, startEmpty ? 1 : 0, ttlMs])) as [number, number];
+      const reply = (await run(SCRIPTS.take, [bucketKey(key)], [requestsPerSecond / 1000, burstCapacity, want, startEmpty ? 1 : 0, ttlMs, restart ? 1 : 0])) as [number, number];
       return { granted: Number(reply[0]), waitMs: Number(reply[1]) };
     },
     async heartbeat(memberId, ttlMs) {

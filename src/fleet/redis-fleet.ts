@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { systemClock, type Clock } from '../clock.js';
+import { systemClock, systemRandom, type Clock, type Random } from '../clock.js';
 import { configIssuesOf } from '../config/normalize.js';
 import { TransportError, type ConfigIssue } from '../errors/transport-error.js';
 import { FleetCoordinator } from './coordinator.js';
@@ -39,6 +39,8 @@ export interface CreateRedisFleetOptions {
   readonly memberId?: string;
   /** Injected clock for the fleet's timers (tests). @default the system clock */
   readonly clock?: Clock;
+  /** Injected random source in [0, 1) (spreads retries on a contended bucket). @default Math.random */
+  readonly random?: Random;
 }
 
 /** A fleet: pass it as the pool's `fleet` option (several pools may share one). */
@@ -68,6 +70,7 @@ const optionsSchema = z
     expectedMembers: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').max(1_000_000).optional(),
     memberId: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1–64 characters of A–Z a–z 0–9 . _ -').optional(),
     clock: z.custom<Clock>((value) => typeof value === 'object' && value !== null && typeof (value as Clock).setTimer === 'function', { message: 'must be a Clock' }).optional(),
+    random: z.custom<Random>((value) => typeof value === 'function', { message: 'must be a function' }).optional(),
   })
   .strict();
 
@@ -82,6 +85,7 @@ export function createRedisFleet(options: CreateRedisFleetOptions): RedisFleet {
   const memberId = settings.memberId ?? randomBytes(8).toString('hex');
   const coordinator = new FleetCoordinator(createRedisBackend(settings.redis, settings.namespace), {
     clock: settings.clock ?? systemClock,
+    random: settings.random ?? systemRandom,
     memberId,
     commandTimeoutMs: settings.commandTimeoutMs ?? 50,
     heartbeatMs: settings.heartbeatMs ?? 1_000,

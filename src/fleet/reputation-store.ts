@@ -2,17 +2,23 @@
  * A {@link ReputationStore} shared by a fleet. Reads and per-call score arithmetic stay in
  * this process (a `Map`): the hot path never waits on the store. What is fleet-wide are the
  * verdicts — a detector's cooldown (a bench), its escalation level and the strike count that
- * came with it. Merge rule: for each detector the LATEST cooldown end wins and levels/strikes
- * take the maximum; scores, EWMAs and observation counts are never merged (each process's own
- * traffic), so a remote bench can bench, escalate and end, but never rewrite a local score.
+ * came with it, and a score fallen below `eligibleScore` (out of rotation until time-based
+ * recovery, `detector: 'score'`). Merge rule: for each detector the LATEST cooldown end wins
+ * and levels/strikes take the maximum; a remote `score` verdict arrives as a bench of the
+ * strikes detector until the remote score would recover. Scores, EWMAs and observation counts
+ * are never merged (each process's own traffic): a remote verdict can bench, escalate and
+ * end, but never rewrite a local score.
  */
 import type { RateDetectorState, ReputationDetector, StrikeState } from '../reputation/detectors.js';
 import type { ReputationKey } from '../reputation/keys.js';
 import type { ReputationEntry, ReputationStore } from '../reputation/store.js';
 
+/** What benched a key: one of the detectors, or a score below `eligibleScore`. */
+export type BenchReason = ReputationDetector | 'score';
+
 /** One bench, as it travels between processes. */
 export interface SharedBench {
-  readonly detector: ReputationDetector;
+  readonly detector: BenchReason;
   /** End of the cooldown on this process's clock. */
   readonly untilMs: number;
   /** Strikes held (strikes detector) or consecutive trips (rate detectors). */
@@ -41,7 +47,12 @@ function levelOf(entry: ReputationEntry, detector: ReputationDetector): number {
  * `onBench` is called for every cooldown this process starts or lengthens (not for merged
  * ones, so a bench is never echoed back), with the current time from `nowMs`.
  */
-export function createSharedReputationStore(nowMs: () => number, onBench: (key: ReputationKey, bench: SharedBench) => void): SharedReputationStore {
+export function createSharedReputationStore(
+  nowMs: () => number,
+  onBench: (key: ReputationKey, bench: SharedBench) => void,
+  /** Until when an entry's score keeps it out of rotation (undefined: eligible). */
+  ineligibleUntil: (entry: ReputationEntry, nowMs: number) => number | undefined,
+): SharedReputationStore {
   const entries = new Map<ReputationKey, ReputationEntry>();
   return {
     get: (key) => entries.get(key),
@@ -59,20 +70,26 @@ export function createSharedReputationStore(nowMs: () => number, onBench: (key: 
           onBench(key, { detector, untilMs: until, level: levelOf(entry, detector), strikes: entry.strikes.strikes });
         }
       }
+      // A score that just fell out of rotation: told once, on the way down.
+      const ineligible = ineligibleUntil(entry, now);
+      if (ineligible !== undefined && (prev === undefined || ineligibleUntil(prev, now) === undefined)) {
+        onBench(key, { detector: 'score', untilMs: ineligible, level: 0, strikes: entry.strikes.strikes });
+      }
     },
     merge: (key, bench, fresh) => {
       const entry: Mutable = { ...(entries.get(key) ?? fresh()) };
-      const state = stateOf(entry, bench.detector);
+      const detector = bench.detector === 'score' ? 'strikes' : bench.detector;
+      const state = stateOf(entry, detector);
       if (state.cooldownUntilMs !== null && state.cooldownUntilMs >= bench.untilMs) return false;
-      if (bench.detector === 'strikes') {
+      if (detector === 'strikes') {
         entry.strikes = { strikes: Math.max(entry.strikes.strikes, bench.level), cooldownUntilMs: bench.untilMs };
       } else {
         const rate = state as RateDetectorState;
         const merged = { ...rate, trips: Math.max(rate.trips, bench.level), cooldownUntilMs: bench.untilMs };
-        if (bench.detector === 'critical-rate') entry.criticalRate = merged;
+        if (detector === 'critical-rate') entry.criticalRate = merged;
         else entry.invalidRate = merged;
       }
-      if (bench.detector !== 'strikes' && bench.strikes > entry.strikes.strikes) {
+      if (bench.strikes > entry.strikes.strikes) {
         entry.strikes = { ...entry.strikes, strikes: bench.strikes };
       }
       // Reported as running, so this process reports its end like one of its own.

@@ -10,9 +10,8 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
 import type { RoleState } from '../admission/role-state.js';
 import type { Clock } from '../clock.js';
 import type { NormalizedEndpoint } from '../config/normalize.js';
-import { createSharedReputationStore, type SharedReputationStore } from '../fleet/reputation-store.js';
+import { createSharedReputationStore, type BenchReason, type SharedReputationStore } from '../fleet/reputation-store.js';
 import type { FleetFact, FleetMembership, FleetTopic, PoolFleet } from '../fleet/types.js';
-import type { ReputationDetector } from '../reputation/detectors.js';
 import type { ReputationKey } from '../reputation/keys.js';
 import type { RequestKind } from '../retry/causes.js';
 import type { ChainGuard } from './chain-guard.js';
@@ -21,7 +20,8 @@ import type { HealthFleetHooks, PoolHealth } from './pool-health.js';
 
 /** How long a chain verdict is remembered by the fleet: an endpoint's URL may be re-pointed at another node. */
 export const CHAIN_VERDICT_TTL_MS = 600_000;
-const DETECTORS: ReadonlySet<string> = new Set<ReputationDetector>(['strikes', 'critical-rate', 'invalid-rate']);
+const MAX_BENCH_TTL_MS = 3_600_000;
+const BENCH_REASONS: ReadonlySet<string> = new Set<BenchReason>(['strikes', 'critical-rate', 'invalid-rate', 'score']);
 
 /** Opaque, stable across processes, one-way: the fleet's name for an endpoint fact. */
 function keyOf(...parts: string[]): string {
@@ -66,9 +66,11 @@ export class FleetWiring {
     this.#store = createSharedReputationStore(
       () => clock.now(),
       (key, bench) => {
-        const ttlMs = bench.untilMs - this.#clock.now();
+        // A score that never recovers by time alone (recoveryTimeoutMs 0) is told as one hour out.
+        const ttlMs = Math.min(bench.untilMs - this.#clock.now(), MAX_BENCH_TTL_MS);
         if (ttlMs > 0) this.#share({ topic: 'bench', key: keyOf('reputation', key), ttlMs, data: { detector: bench.detector, level: bench.level, strikes: bench.strikes } });
       },
+      (entry, nowMs) => this.#context?.health.ineligibleUntil(entry, nowMs),
     );
   }
 
@@ -175,8 +177,8 @@ export class FleetWiring {
       case 'bench': {
         const reputation = this.#reputationOfKey.get(fact.key);
         const detector = fact.data['detector'];
-        if (reputation === undefined || typeof detector !== 'string' || !DETECTORS.has(detector)) return;
-        const bench = { detector: detector as ReputationDetector, untilMs, level: Number(fact.data['level']) || 0, strikes: Number(fact.data['strikes']) || 0 };
+        if (reputation === undefined || typeof detector !== 'string' || !BENCH_REASONS.has(detector)) return;
+        const bench = { detector: detector as BenchReason, untilMs, level: Number(fact.data['level']) || 0, strikes: Number(fact.data['strikes']) || 0 };
         if (!this.#store.merge(reputation, bench, () => context.health.initialEntry(now)!)) return;
         context.health.invalidate();
         endpointIds = context.endpoints.filter((e) => context.health.reputationKeyOf(e.id) === reputation).map((e) => e.id);

@@ -6,7 +6,7 @@ import type { ClassifiedFailure } from '../http/outcome.js';
 import { hostBreakerConfigSchema, reputationConfigSchema } from '../reputation/config.js';
 import { createHostBreaker, type HostBreaker, type HostBreakerChange } from '../reputation/host-breaker.js';
 import { reputationKey, type ReputationKey } from '../reputation/keys.js';
-import { bandRank } from '../reputation/score.js';
+import { bandRank, recoveredScore } from '../reputation/score.js';
 import type { ReputationSignal, ReputationSignalKind } from '../reputation/signals.js';
 import type { ReputationEntry, ReputationStore } from '../reputation/store.js';
 import { createReputationTracker, initialReputationEntry, type ReputationChange, type ReputationTracker, type ReputationView } from '../reputation/tracker.js';
@@ -173,6 +173,13 @@ export class PoolHealth implements CandidateFilter {
   /** The entry of a key never seen before (for merging a fleet's bench). */
   initialEntry(nowMs: number): ReputationEntry | undefined {
     return this.health && initialReputationEntry(this.health.tracker.config, nowMs);
+  }
+
+  /** Until when `entry`'s score keeps its key out of rotation (below `eligibleScore` until time-based recovery); undefined when eligible. */
+  ineligibleUntil(entry: ReputationEntry, nowMs: number): number | undefined {
+    const config = this.health?.tracker.config;
+    if (!config || recoveredScore(entry.score, entry.lastSignalMs, nowMs, config) >= config.eligibleScore) return undefined;
+    return config.recoveryTimeoutMs > 0 ? entry.lastSignalMs + config.recoveryTimeoutMs : Number.POSITIVE_INFINITY;
   }
 
   /** Entries changed outside a signal (a fleet merged a bench): every role re-reads its band and bench at the next trial. */
