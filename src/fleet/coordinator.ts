@@ -88,7 +88,11 @@ export class FleetCoordinator implements PoolFleet {
         if (bucket === undefined) throw new Error(`no fleet bucket was declared for this role`);
         return bucket;
       },
-      share: (fact) => this.#share(fact),
+      share: (fact) => {
+        // Other pools of this process learn it at once; other processes through the store.
+        for (const other of this.#joined) if (other !== joined) other.options.onFact(fact);
+        this.#share(fact);
+      },
       status: () => this.status(),
       leave: () => this.#leave(joined),
     };

@@ -147,7 +147,6 @@ describe('fleet mode: one quota for many processes', () => {
       ]);
     }
     // Starting EMPTY: in the first 100 ms only what was left of the leases (≤ 10 each) and 100 ms of the shares (5 each).
-    if (process.env.DEBUG16) for (let t = 1_000; t < 6_000; t += 250) console.log(t, members.map((m) => inWindow([m], t, t + 250)));
     expect(inWindow(members, 1_500, 1_600)).toBeLessThanOrEqual(2 * 10 + 2 * 5 + 2);
     // Local shares: 50 req/s each — the quota, never the full quota per process.
     expect(peakPerSecond(members, 1_500, 4_000)).toBeLessThanOrEqual(100 + 2 * 10);
@@ -249,7 +248,6 @@ describe('fleet mode: knowledge shared between processes', () => {
     const a = member(clock, backend, 'a', endpoints, { other: html });
     const b = member(clock, backend, 'b', endpoints);
     await drive(clock, [a, b], 2_000, 2);
-    if (process.env.DEBUG16) console.log(JSON.stringify(b.events), JSON.stringify(a.pool.snapshot().endpoints), a.arrivals.filter((x) => x.endpointId === 'other').length);
     const benched = b.events.find((e) => e.type === 'adopted' && e.topic === 'bench');
     expect(benched).toMatchObject({ endpointIds: ['other'] });
     // b never saw a bad answer from 'other', yet stops using it once a's bench arrives.

@@ -84,11 +84,11 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'fleet mod
     for (const { child } of workers) child.send(message);
   };
 
-  async function stopAll(): Promise<{ ok: number; failures: string[] }[]> {
+  async function stopAll(): Promise<{ ok: number; failures: readonly string[] }[]> {
     const before = workers.map((w) => w.messages.length);
     command({ type: 'stop' });
     await waitFor(() => workers.every((w, i) => w.messages.slice(before[i]).some((m) => m.type === 'stopped')), 15_000, 'workers stopped');
-    return workers.map((w, i) => w.messages.slice(before[i]).find((m) => m.type === 'stopped') as { ok: number; failures: string[] });
+    return workers.map((w, i) => w.messages.slice(before[i]).find((m) => m.type === 'stopped') as { ok: number; failures: readonly string[] });
   }
 
   const count = (fromMs: number, toMs: number, path = '/quota', worker?: number) =>
