@@ -25,7 +25,11 @@ interface Member {
 
 const open: { pools: HttpTransportPool[]; fleets: FleetCoordinator[] } = { pools: [], fleets: [] };
 
+/** Stores left hanging by a failed test: released before closing, so close() is not held. */
+const backendsToRelease: MemoryBackend[] = [];
+
 afterEach(async () => {
+  for (const backend of backendsToRelease.splice(0)) backend.set('up');
   await Promise.all(open.pools.splice(0).map((pool) => pool.close()));
   await Promise.all(open.fleets.splice(0).map((fleet) => fleet.close()));
 });
@@ -109,11 +113,13 @@ describe('fleet mode: one quota for many processes', () => {
     expect(inWindow(members, 0, 1_000)).toBeLessThanOrEqual(100 + 100 + 2 * lease);
     expect(peakPerSecond(members, 1_000, 3_000)).toBeLessThanOrEqual(100 + 2 * lease);
     expect(inWindow(members, 1_000, 3_000)).toBeGreaterThanOrEqual(0.9 * 200);
-    // Both processes got a fair part of the quota.
-    for (const m of members) expect(inWindow([m], 1_000, 3_000)).toBeGreaterThan(50);
-    // Saturated (calls wait for tokens): contended leases come in batches, still fewer round trips than calls.
+    // Both processes get a fair part of the quota: no process hoards leases while the other waits.
+    const total = inWindow(members, 1_000, 3_000);
+    for (const m of members) expect(inWindow([m], 1_000, 3_000)).toBeGreaterThanOrEqual(0.25 * total);
+    // Saturated (calls wait for tokens): a contended bucket is leased in batches and nobody tops up
+    // ahead of need, so there are far fewer round trips than calls (about one per 3 calls here).
     const calls = inWindow(members, 0, 3_000);
-    expect(backend.commands['take']).toBeLessThan(calls / 2);
+    expect(backend.commands['take']).toBeLessThan(calls / 2.5);
   });
 
   it('below the quota, a lease serves many calls: one store round trip per half lease', async () => {
@@ -184,6 +190,7 @@ describe('fleet mode: one quota for many processes', () => {
     let endedAt = -1;
     void call.then(() => (endedAt = clock.now()));
     await clock.advance(1_000);
+    backendsToRelease.push(backend);
     await call;
     // 45 ms more of the top-up's 50 ms timeout, then the share (10 req/s ÷ 1 member) from empty: a token after 100 ms, 5 ms to answer.
     expect(endedAt - started).toBeGreaterThanOrEqual(45 + 100);
