@@ -1,13 +1,14 @@
 /**
  * `npm run bench`: every benchmark side by side in one run. Never part of `npm test`.
  * Pass `--json <file>` to also write the raw results, `--quick` for short runs (CI smoke),
- * `--only <section,…>` (admission, selection, json, peers, heap, faults, slow-node) for a focused run,
+ * `--only <section,…>` (admission, selection, json, peers, heap, faults, slow-node, fleet) for a focused run,
  * `--rounds <n>` for more throughput rounds (the median ratio to raw undici steadies with more).
  */
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { benchAdmission } from './admission.bench.js';
 import { benchFaults } from './faults.bench.js';
+import { benchFleet } from './fleet.bench.js';
 import { benchHeap } from './heap.bench.js';
 import { benchJson } from './json.bench.js';
 import { benchPeers } from './peers.bench.js';
@@ -57,6 +58,10 @@ await section('faults', 'Fault scenarios (4 endpoints, one faulty)', () =>
 
 await section('slow-node', 'One slow node (1 600 ms) among 2 and 4 endpoints', () =>
   benchSlowNode({ durationMs: quick ? 1_500 : 4_000, inFlight: 16, baseDelayMs: 2, slowMs: 1_600, seed: 13 }),
+);
+
+await section('fleet', 'Fleet mode on Redis: per-call overhead, and the server-observed rate against the quota', () =>
+  benchFleet({ durationMs: quick ? 400 : 800, rounds: quick ? 3 : Math.max(5, rounds), quota: 200, quotaRunMs: quick ? 2_500 : 4_000 }),
 );
 
 if (jsonPath) writeFileSync(jsonPath, JSON.stringify(results, null, 2));
