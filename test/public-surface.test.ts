@@ -14,6 +14,7 @@ const entries = {
   'sturdy-rpc/viem': () => import('../src/adapters/viem.js'),
   'sturdy-rpc/kit': () => import('../src/adapters/kit.js'),
   'sturdy-rpc/ethers': () => import('../src/adapters/ethers.js'),
+  'sturdy-rpc/fleet': () => import('../src/fleet/index.js'),
 };
 
 describe('public surface', () => {
