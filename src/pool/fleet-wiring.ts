@@ -21,6 +21,8 @@ import type { HealthFleetHooks, PoolHealth } from './pool-health.js';
 /** How long a chain verdict is remembered by the fleet: an endpoint's URL may be re-pointed at another node. */
 export const CHAIN_VERDICT_TTL_MS = 600_000;
 const MAX_BENCH_TTL_MS = 3_600_000;
+/** A cooldown is told again only if it ends this much later than the one last told. */
+const COOLDOWN_RETELL_MS = 100;
 const BENCH_REASONS: ReadonlySet<string> = new Set<BenchReason>(['strikes', 'critical-rate', 'invalid-rate', 'score']);
 
 /** Opaque, stable across processes, one-way: the fleet's name for an endpoint fact. */
@@ -59,6 +61,8 @@ export class FleetWiring {
   readonly #reputationOfKey = new Map<string, ReputationKey>();
   readonly #hostOfKey = new Map<string, string>();
   readonly #endpointOfChainKey = new Map<string, string>();
+  /** End of the cooldown last told per role key: a burst of 429s (64 calls in flight) is told once, not 64 times. */
+  readonly #toldCooldownUntil = new Map<string, number>();
 
   constructor(fleet: PoolFleet, clock: Clock) {
     this.#fleet = fleet;
@@ -137,7 +141,12 @@ export class FleetWiring {
   /** The pool started (or lengthened) a rate-limit cooldown on `role`. */
   cooldownStarted(role: RoleState, cooldownMs: number): void {
     const key = this.#roleKey.get(role);
-    if (key !== undefined) this.#share({ topic: 'cooldown', key, ttlMs: cooldownMs, data: {} });
+    if (key === undefined) return;
+    const untilMs = this.#clock.now() + cooldownMs;
+    // Told again only when it ends noticeably later than what the fleet already knows.
+    if (untilMs <= (this.#toldCooldownUntil.get(key) ?? Number.NEGATIVE_INFINITY) + COOLDOWN_RETELL_MS) return;
+    this.#toldCooldownUntil.set(key, untilMs);
+    this.#share({ topic: 'cooldown', key, ttlMs: cooldownMs, data: {} });
   }
 
   /** The chain guard reached a verdict on `endpointId`. */

@@ -199,6 +199,8 @@ describe('fleet mode: one quota for many processes', () => {
     backend.set('up');
     await clock.advance(100);
     expect(m.events.filter((e) => e.type === 'mode')).toMatchObject([{ mode: 'local' }, { mode: 'shared', reason: 'recovered' }]);
+    // The top-up that hung was answered late: its token was taken from the fleet, so it is used, not lost.
+    expect(m.pool.snapshot().roles[0]?.tokens).toBe(1);
   });
 
   it('close() stops every fleet timer', async () => {
@@ -240,6 +242,18 @@ describe('fleet mode: knowledge shared between processes', () => {
     expect(inWindow([b], at + 55, at + 2_000, 'other')).toBeGreaterThan(50);
     expect(b.events).toContainEqual(expect.objectContaining({ type: 'adopted', topic: 'cooldown', endpointIds: ['main'] }));
     expect([...a.failures, ...b.failures]).toEqual([]);
+  });
+
+  it('a burst of 429s (many calls in flight) is told to the fleet once, not once per call', async () => {
+    const clock = createFakeClock();
+    const backend = createMemoryBackend(clock);
+    const limited: Script = { type: 'response', status: 429, headers: { 'retry-after': '2' }, body: '' };
+    const a = member(clock, backend, 'a', twoEndpoints, { main: limited }, { balance: false });
+    const calls = Array.from({ length: 8 }, () => a.pool.request('getSlot', [], { endpoint: 'main', timeoutMs: 100 }).catch(() => undefined));
+    await clock.advance(200);
+    await Promise.all(calls);
+    expect(a.arrivals.filter((x) => x.endpointId === 'main').length).toBe(8);
+    expect(backend.commands['share']).toBe(1);
   });
 
   it('an endpoint one process benches (HTML answers) leaves rotation in the others too', async () => {
