@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { describeWithBinary } from '../helpers/system-binary.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import type { WorkerCommand, WorkerMessage } from './fleet-worker.js';
@@ -80,12 +80,21 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'fleet mod
     await redis?.stop();
   });
 
+  /** True while the workers run a phase: a test that failed midway still stops them before the next. */
+  let running = false;
   const command = (message: WorkerCommand) => {
+    if (message.type === 'run') running = true;
     for (const { child } of workers) child.send(message);
   };
+  afterEach(async () => {
+    if (running) await stopAll();
+    // The quota test may have left redis-server killed.
+    if (redis.pid() === undefined) await redis.restart();
+  });
 
   async function stopAll(): Promise<{ ok: number; failures: readonly string[] }[]> {
     const before = workers.map((w) => w.messages.length);
+    running = false;
     command({ type: 'stop' });
     await waitFor(() => workers.every((w, i) => w.messages.slice(before[i]).some((m) => m.type === 'stopped')), 15_000, 'workers stopped');
     return workers.map((w, i) => w.messages.slice(before[i]).find((m) => m.type === 'stopped') as { ok: number; failures: readonly string[] });
@@ -141,6 +150,13 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'fleet mod
     expect(count(sharedAgain, performance.now())).toBeGreaterThan(0.7 * RPS * 2);
 
     const results = await stopAll();
+    const shared = count(start + 1_000, steadyEnd) / ((steadyEnd - start - 1_000) / 1_000);
+    const local = count(killedAt + 1_000, restartedAt) / ((restartedAt - killedAt - 1_000) / 1_000);
+    console.log(
+      `fleet of ${WORKERS}, quota ${RPS}/s: shared ${shared.toFixed(1)}/s (peak 1 s ${peak(start + 1_000, steadyEnd)}), ` +
+        `429 → silence from +${Math.round((lateArrivals.at(-1)?.atMs ?? limitedAt) - limitedAt)} ms, ` +
+        `redis killed: local ${local.toFixed(1)}/s (peak ${peak(killedAt, restartedAt)}), shared again after ${Math.round(sharedAgain - restartedAt)} ms; bound ${RPS + WORKERS * LEASE}`,
+    );
     // The only failures allowed: calls whose deadline met the 2 s cooldown (RATE_LIMITED), never one caused by Redis.
     for (const result of results) {
       expect(result.ok).toBeGreaterThan(20);

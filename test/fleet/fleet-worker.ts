@@ -57,7 +57,9 @@ process.on('message', (command: WorkerCommand) => {
   if (command.type === 'run') void run(command);
   else if (command.type === 'stop') {
     stopping = true;
-    void running?.then(async (result) => {
+    const finished = running ?? Promise.resolve({ ok: 0, failures: [] });
+    running = undefined;
+    void finished.then(async (result) => {
       await pool?.close();
       send({ type: 'stopped', ...result });
     });
