@@ -11,7 +11,8 @@ import type { Clock } from '../clock.js';
  * What processes tell each other. `cooldown`: a role was rate limited; `bench`: reputation
  * benched an endpoint; `breaker`: a host breaker opened; `chain`: the chain guard's verdict on
  * an endpoint. Extension point: head/lag observations (a `head` topic) travel the same way
- * once the health work exists — add the topic here and a handler in `pool/fleet-wiring.ts`.
+ * once the health work exists — add the topic here, to `TOPICS` in `redis-backend.ts`, and a
+ * handler in `pool/fleet-wiring.ts`.
  */
 export type FleetTopic = 'cooldown' | 'bench' | 'breaker' | 'chain';
 
