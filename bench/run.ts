@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark side by side in one run. Never part of `npm test`.
  * Pass `--json <file>` to also write the raw results, `--quick` for short runs (CI smoke),
- * `--only <section,…>` (admission, selection, json, peers, heap, faults, slow-node, bundle, health, observability, batching, subscriptions) for a focused run,
+ * `--only <section,…>` (admission, selection, json, peers, heap, faults, slow-node, bundle, health, observability, batching, subscriptions, fleet) for a focused run,
  * `--rounds <n>` for more throughput rounds (the median ratio to raw undici steadies with more).
  */
 import { writeFileSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { benchBundleSize } from './bundle-size.js';
 import { benchBatching } from './batching.bench.js';
 import { benchFaults } from './faults.bench.js';
 import { benchHealth } from './health.bench.js';
+import { benchFleet } from './fleet.bench.js';
 import { benchHeap } from './heap.bench.js';
 import { benchJson } from './json.bench.js';
 import { benchObservability } from './observability.bench.js';
@@ -80,6 +81,9 @@ await section('batching', 'Requests saved by coalescing and batching (bot worklo
 );
 await section('subscriptions', 'WebSocket subscriptions (throughput vs raw ws, silent-socket failover, heap per subscription)', () =>
   benchSubscriptions(quick ? { notifications: 50_000, rounds: 1, idleSubscriptions: 2_000 } : { notifications: 200_000, rounds: 3, idleSubscriptions: 10_000 }),
+);
+await section('fleet', 'Fleet mode on Redis: per-call overhead, and the server-observed rate against the quota', () =>
+  benchFleet({ durationMs: quick ? 400 : 800, rounds: quick ? 3 : Math.max(5, rounds), quota: 200, quotaRunMs: quick ? 2_500 : 4_000 }),
 );
 
 if (jsonPath) writeFileSync(jsonPath, JSON.stringify(results, null, 2));

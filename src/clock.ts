@@ -160,3 +160,15 @@ export class TimerQueue {
     if (this.#entries.size > 0 && next < this.#armedAtMs) this.#arm(next);
   }
 }
+
+/**
+ * A timer for background work (heartbeats, lease refills, polls): on the system clock it is
+ * unref'd, so it never keeps the process alive on its own; on any other clock (a fake clock
+ * in tests) it is the clock's own `setTimer`. The owner cancels it on close.
+ */
+export function setBackgroundTimer(clock: Clock, callback: () => void, delayMs: number): TimerHandle {
+  if (clock !== systemClock) return clock.setTimer(callback, delayMs);
+  const timer = setTimeout(callback, Math.min(Math.max(0, delayMs), MAX_TIMER_DELAY_MS));
+  timer.unref();
+  return { cancel: () => clearTimeout(timer) };
+}

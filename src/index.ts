@@ -29,6 +29,7 @@ export type {
   HedgeEvent,
   HeadEvent,
   ProbeEvent,
+  FleetEvent,
 } from './pool/events.js';
 export type {
   Subscription,
@@ -46,6 +47,7 @@ export type {
 export type { SubscriptionEndpointSnapshot } from './subscriptions/manager.js';
 export { wsSocketFactory, webSocketFactory, type SocketFactory, type SocketHandlers, type SocketFailure, type SubscriptionSocket } from './subscriptions/socket.js';
 export type { Subscriber } from './subscriptions/mapped.js';
+export type { PoolFleet, FleetJoinOptions, FleetMembership, FleetFact, FleetTopic, FleetBucketSpec, FleetStatus, FleetMode } from './fleet/types.js';
 export type { BalanceSettings } from './balance/balancer.js';
 export type { HedgeSettings } from './balance/hedge-policy.js';
 export type {
@@ -73,7 +75,7 @@ export { parseRetryAfter } from './retry/retry-after.js';
 export type { FailureCause, DispatchState, RetryClass, RequestKind } from './retry/causes.js';
 export { classifyMethod } from './jsonrpc/method-table.js';
 export { parseJsonExact, stringifyJson } from './jsonrpc/exact-json.js';
-export { TokenBucket } from './admission/token-bucket.js';
+export { TokenBucket, type AdmissionBucket } from './admission/token-bucket.js';
 export type { Availability } from './admission/role-state.js';
 export { systemClock, systemRandom, createSeededRandom, type Clock, type Random, type TimerHandle, type TimerOptions } from './clock.js';
 export type { HttpExecutor, ExecuteRequest, ExecutorTarget, RawOutcome, ExecutorErrorKind } from './http/executor.js';

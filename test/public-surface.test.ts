@@ -16,6 +16,7 @@ const entries = {
   'sturdy-rpc/ethers': () => import('../src/adapters/ethers.js'),
   'sturdy-rpc/metrics/prometheus': () => import('../src/metrics/prometheus.js'),
   'sturdy-rpc/otel': () => import('../src/otel/index.js'),
+  'sturdy-rpc/fleet': () => import('../src/fleet/index.js'),
 };
 
 describe('public surface', () => {

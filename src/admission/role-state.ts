@@ -4,7 +4,7 @@ import type { FailureCause } from '../retry/causes.js';
 import { MAX_PROVIDER_DELAY_MS } from '../retry/retry-after.js';
 import { DEFAULT_DECAY_MS } from '../balance/balancer.js';
 import { PeakEwma } from '../balance/peak-ewma.js';
-import { TokenBucket } from './token-bucket.js';
+import { TokenBucket, type AdmissionBucket } from './token-bucket.js';
 
 export type Availability = 'available' | 'degraded' | 'rate-limited';
 
@@ -55,7 +55,8 @@ export class RoleState {
   /** The endpoint's shared concurrency (one object for all roles of the endpoint). */
   readonly load: EndpointLoad;
   readonly settings: NormalizedRole;
-  readonly bucket: TokenBucket | undefined;
+  /** The role's RPS/burst bucket (none without `requestsPerSecond`); a fleet replaces it with a leased one. */
+  bucket: AdmissionBucket | undefined;
   /** Internal: where attempts go (contains the URL; never exposed). */
   readonly target: ExecutorTarget;
   inFlight = 0;

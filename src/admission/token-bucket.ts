@@ -6,7 +6,24 @@
 // Tolerance for float drift: a waiter woken at the computed refill instant must get its token.
 const EPSILON = 1e-9;
 
-export class TokenBucket {
+/**
+ * What admission asks of a role's bucket. {@link TokenBucket} is the in-process one; a fleet
+ * supplies one that leases tokens from a shared bucket. `waitMs` may be `Infinity` when the
+ * next token has no known instant (a lease is on its way): the bucket then wakes admission
+ * itself when it arrives.
+ */
+export interface AdmissionBucket {
+  /** Tokens available now (snapshot). */
+  available(nowMs: number): number;
+  /** Milliseconds until one token is available (0: one is there; `Infinity`: no known instant). */
+  waitMs(nowMs: number): number;
+  /** Takes one token if available; returns true on success. */
+  tryTake(nowMs: number): boolean;
+  /** Takes `count` more tokens for work already admitted (a batch's other items), into debt when fewer are there. */
+  charge(count: number, nowMs: number): void;
+}
+
+export class TokenBucket implements AdmissionBucket {
   readonly capacity: number;
   readonly tokensPerMs: number;
   private tokens: number;
@@ -14,13 +31,14 @@ export class TokenBucket {
 
   /**
    * @param requestsPerSecond refill rate (> 0)
-   * @param capacity burst capacity (≥ 1); the bucket starts full
+   * @param capacity burst capacity (≥ 1)
    * @param nowMs creation instant (monotonic ms)
+   * @param initialTokens tokens at creation (clamped to [0, capacity]) @default capacity (full)
    */
-  constructor(requestsPerSecond: number, capacity: number, nowMs: number) {
+  constructor(requestsPerSecond: number, capacity: number, nowMs: number, initialTokens = capacity) {
     this.capacity = capacity;
     this.tokensPerMs = requestsPerSecond / 1000;
-    this.tokens = capacity;
+    this.tokens = Math.min(capacity, Math.max(0, initialTokens));
     this.updatedAtMs = nowMs;
   }
 

@@ -157,6 +157,7 @@ export const poolConfigSchema = z
     subscriptions: subscriptionSettingsSchema.optional(),
     executor: objectWith(['execute', 'close'], 'must have execute() and close()').optional(),
     logger: objectWith(['debug', 'info', 'warn', 'error'], 'must have debug(), info(), warn() and error()').optional(),
+    fleet: objectWith(['join'], 'must be a fleet, e.g. createRedisFleet() from sturdy-rpc/fleet (it has join())').optional(),
     clock: objectWith(['now', 'wallNow', 'setTimer'], 'must have now(), wallNow() and setTimer()').optional(),
     random: z.custom<() => number>((value) => typeof value === 'function', { message: 'must be a function' }).optional(),
   })

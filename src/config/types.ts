@@ -2,6 +2,7 @@ import type { Clock, Random } from '../clock.js';
 import type { BalanceSettings } from '../balance/balancer.js';
 import type { HedgeSettings } from '../balance/hedge-policy.js';
 import type { HealthSettings } from '../health/config.js';
+import type { PoolFleet } from '../fleet/types.js';
 import type { HttpExecutor } from '../http/executor.js';
 import type { PoolLogger } from '../logging/pool-logger.js';
 import type { MicroBatchSettings } from '../batch/types.js';
@@ -175,6 +176,15 @@ export interface HttpTransportPoolOptions {
   readonly subscriptions?: SubscriptionSettings;
   /** How attempts reach endpoints. @default the undici executor */
   readonly executor?: HttpExecutor;
+  /**
+   * Fleet mode: share each role's RPS/burst quota, rate-limit cooldowns, reputation benches,
+   * host-breaker opens and chain verdicts with other processes, e.g.
+   * `createRedisFleet({ redis, namespace })` from `sturdy-rpc/fleet`. Calls spend tokens
+   * leased ahead of need (no store round trip on most calls); when the store is out of reach
+   * each process keeps quota ÷ live members. Concurrency permits stay per process.
+   * @default none (this pool owns its quotas)
+   */
+  readonly fleet?: PoolFleet;
   /** Injected clock (tests pass `createFakeClock()`). @default the system clock */
   readonly clock?: Clock;
   /** Injected random source in [0, 1). @default Math.random */

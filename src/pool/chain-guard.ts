@@ -95,6 +95,8 @@ export interface ChainGuardHost {
   /** A check failed (the endpoint is down, slow, throttling or lying): recorded like a failed attempt (reputation, cooldown). */
   onCheckFailed(role: RoleState, failure: ClassifiedFailure): void;
   onCheckSucceeded(role: RoleState, latencyMs: number): void;
+  /** This process reached a verdict (a fleet shares it). */
+  onVerdict?(endpointId: string, status: 'verified' | 'wrong-chain'): void;
 }
 
 interface Entry {
@@ -203,7 +205,8 @@ export class ChainGuard {
     try {
       for (const chainCheck of this.#checks) {
         const { outcome, latencyMs } = await this.#host.ask(entry.role, chainCheck);
-        if (this.#host.closed()) return;
+        // Closed, or (a first check) another process of the fleet settled it meanwhile.
+        if (this.#host.closed() || (!recheck && entry.status !== 'unverified')) return;
         const failure = !outcome.ok ? outcome : chainCheck.read(outcome.result) === undefined ? failureOf('chain-check-invalid', { status: outcome.status }) : undefined;
         if (failure !== undefined && recheck) return this.#recheckFailed(entry, failure);
         if (!outcome.ok) return this.#failed(entry, outcome);
@@ -214,15 +217,14 @@ export class ChainGuard {
           entry.status = 'wrong-chain';
           this.#events.emit('chain', { atMs: this.#clock.now(), endpointId, status: 'wrong-chain', method: chainCheck.method, reported });
           this.#host.onWrongChain(endpointId);
+          this.#host.onVerdict?.(endpointId, 'wrong-chain');
           return;
         }
       }
       entry.verifiedAtMs = this.#clock.now();
       if (recheck) return;
-      entry.status = 'verified';
-      this.#events.emit('chain', { atMs: this.#clock.now(), endpointId, status: 'verified' });
-      for (const role of entry.roles) role.chainPending = false;
-      this.#host.wake();
+      this.#verify(entry);
+      this.#host.onVerdict?.(endpointId, 'verified');
     } finally {
       entry.checking = false;
     }
@@ -234,6 +236,32 @@ export class ChainGuard {
     entry.verifiedAtMs = this.#clock.now();
     this.#events.emit('chain', { atMs: this.#clock.now(), endpointId: entry.role.endpointId, status: 'check-failed', detail: failure.detail });
     this.#host.onCheckFailed(entry.role, failure);
+  }
+
+  /**
+   * Another process of the fleet reached a verdict on the endpoint: adopt it without asking
+   * (a check running here is ignored when it ends). Returns true when it changed the status.
+   */
+  adopt(endpointId: string, status: 'verified' | 'wrong-chain', reported?: string): boolean {
+    const entry = this.#entries.get(endpointId);
+    // A verified endpoint still adopts a re-check's wrong-chain verdict (a load balancer that moved chains).
+    if (entry === undefined || entry.status === 'wrong-chain' || (entry.status === 'verified' && status === 'verified')) return false;
+    if (status === 'verified') {
+      this.#verify(entry);
+      return true;
+    }
+    entry.status = 'wrong-chain';
+    this.#events.emit('chain', { atMs: this.#clock.now(), endpointId, status: 'wrong-chain', ...(reported === undefined ? {} : { reported }) });
+    this.#host.onWrongChain(endpointId);
+    return true;
+  }
+
+  #verify(entry: Entry): void {
+    entry.status = 'verified';
+    entry.verifiedAtMs = this.#clock.now();
+    this.#events.emit('chain', { atMs: this.#clock.now(), endpointId: entry.role.endpointId, status: 'verified' });
+    for (const role of entry.roles) role.chainPending = false;
+    this.#host.wake();
   }
 
   #failed(entry: Entry, failure: ClassifiedFailure): void {

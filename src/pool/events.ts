@@ -136,6 +136,30 @@ export interface ProbeEvent extends EventBase {
   /** True when this probe readmitted the endpoints. */
   readonly readmitted?: boolean;
 }
+/**
+ * Fleet mode (`fleet` option). `mode`: the process went `local` (Redis unreachable, a command
+ * timed out or failed: it now keeps its share of each quota) or back to `shared`.
+ * `adopted`: a fact from another process took effect here — a rate-limit `cooldown`, a
+ * reputation `bench`, a `breaker` open or a `chain` verdict — on these endpoints.
+ */
+export type FleetEvent = EventBase &
+  (
+    | {
+        readonly type: 'mode';
+        readonly mode: 'shared' | 'local';
+        /** `started`, `recovered`, `unreachable`, `timeout`, `error` or `closed`. */
+        readonly reason: string;
+        /** Live members last seen (the local share is each quota ÷ this). */
+        readonly members: number;
+      }
+    | {
+        readonly type: 'adopted';
+        readonly topic: 'cooldown' | 'bench' | 'breaker' | 'chain';
+        readonly endpointIds: readonly string[];
+        /** How long the fact still holds, in ms. */
+        readonly remainingMs: number;
+      }
+  );
 
 export interface PoolEventMap {
   attempt: AttemptEvent;
@@ -152,6 +176,7 @@ export interface PoolEventMap {
   head: HeadEvent;
   probe: ProbeEvent;
   subscription: SubscriptionEvent;
+  fleet: FleetEvent;
 }
 
 export type PoolEventName = keyof PoolEventMap;

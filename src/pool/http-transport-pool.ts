@@ -21,6 +21,7 @@ import { ChainGuard, chainChecksOf, chainMismatchError, describeExpectedChain, t
 import { PoolEvents, type PoolEventListener, type PoolEventName } from './events.js';
 import { PoolHealth } from './pool-health.js';
 import { EndpointHealth } from './endpoint-health.js';
+import { FleetWiring } from './fleet-wiring.js';
 import { HttpRequestPermit, permitRole, type PermitHost } from './permit.js';
 import { Hedging } from './hedged-attempt.js';
 import { askEndpoint } from './attempt.js';
@@ -78,6 +79,8 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   /** What close() also stops: the logger, status servers. */
   readonly #onClose = new Set<() => void | Promise<void>>();
   readonly #subscriptions: PoolSubscriptions;
+  /** Fleet mode (`fleet` option): shared buckets, cooldowns, benches, breaker opens, chain verdicts. */
+  readonly #fleet: FleetWiring | undefined;
   #closed = false;
   #closedError: TransportError<'POOL_CLOSED'> | undefined;
   #closing: Promise<void> | undefined;
@@ -96,7 +99,8 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     const rolesPerKind = new Map<RequestKind, number>();
     for (const role of this.#roles) rolesPerKind.set(role.settings.kind, (rolesPerKind.get(role.settings.kind) ?? 0) + 1);
     this.#hedging = options.hedge === false ? undefined : new Hedging(options.hedge ?? {}, rolesPerKind, now);
-    this.#health = new PoolHealth(options, this.#endpoints, this.#roles, this.#events, this.#clock);
+    this.#fleet = options.fleet === undefined ? undefined : new FleetWiring(options.fleet, this.#clock);
+    this.#health = new PoolHealth(options, this.#endpoints, this.#roles, this.#events, this.#clock, this.#fleet?.healthHooks);
     const maxOperatorShare = options.concentration?.maxOperatorShare ?? DEFAULT_MAX_OPERATOR_SHARE;
     this.#groups = buildKindGroups(this.#roles, random, maxOperatorShare, this.#events, this.#clock, options.timeoutMs);
     this.#methods = options.methods ?? {};
@@ -119,6 +123,18 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       closed: () => this.#closed,
     });
     this.#admission = new Admission(this.#clock, this.#endpointHealth, this.#chainGuard, this.#balancer);
+    this.#fleet?.connect({
+      roles: this.#roles,
+      endpoints: this.#endpoints,
+      events: this.#events,
+      health: this.#health,
+      chainGuard: this.#chainGuard,
+      expectedChain: this.#expectedChain,
+      wake: (kind) => {
+        const group = this.#groups.get(kind);
+        if (group && !this.#closed) this.#admission.drain(group);
+      },
+    });
     const fragments = secretFragments(
       [...this.#endpoints.map((e) => e.url), ...wsUrlsOf(this.#endpoints, options.subscriptions)],
       this.#endpoints.flatMap((e) => Object.values(e.headers)),
@@ -293,6 +309,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     for (const attempt of [...this.#internals.cancelOnClose]) attempt.abortByCaller();
     this.#internals.shared?.close(closedError);
     this.#subscriptions.close();
+    this.#fleet?.close();
     const stops = [...this.#onClose].map((stop) => stop());
     this.#onClose.clear();
     this.#closing = Promise.all([this.#internals.executor.close(), ...stops]).then(() => undefined);
@@ -380,6 +397,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
         else this.#permitHost.onFailure(role, failure.cause, failure);
       },
       onCheckSucceeded: (role, latencyMs) => this.#health.recordSuccess(role, latencyMs),
+      onVerdict: (endpointId, status) => this.#fleet?.chainVerdict(endpointId, status),
     };
   }
 
@@ -441,5 +459,6 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     const kind = role.settings.kind;
     if (rateLimited) this.#events.emit('rate-limited', { atMs: now, endpointId: role.endpointId, kind, providerDelayMs, cooldownMs });
     if (before !== 'rate-limited') this.#events.emit('cooldown', { atMs: now, endpointId: role.endpointId, kind, phase: 'start', durationMs: cooldownMs });
+    this.#fleet?.cooldownStarted(role, role.cooldownUntilMs - now);
   }
 }

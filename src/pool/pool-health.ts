@@ -6,9 +6,10 @@ import type { ClassifiedFailure } from '../http/outcome.js';
 import { hostBreakerConfigSchema, reputationConfigSchema } from '../reputation/config.js';
 import { createHostBreaker, type HostBreaker, type HostBreakerChange } from '../reputation/host-breaker.js';
 import { reputationKey, type ReputationKey } from '../reputation/keys.js';
-import { bandRank } from '../reputation/score.js';
+import { bandRank, recoveredScore } from '../reputation/score.js';
 import type { ReputationSignal, ReputationSignalKind } from '../reputation/signals.js';
-import { createReputationTracker, type ReputationChange, type ReputationTracker, type ReputationView } from '../reputation/tracker.js';
+import type { ReputationEntry, ReputationStore } from '../reputation/store.js';
+import { createReputationTracker, initialReputationEntry, type ReputationChange, type ReputationTracker, type ReputationView } from '../reputation/tracker.js';
 import type { FailureCause } from '../retry/causes.js';
 import type { CandidateFilter } from './admission-model.js';
 import type { PoolEvents } from './events.js';
@@ -32,6 +33,14 @@ const SIGNAL_OF_CAUSE: Readonly<Record<FailureCause, ReputationSignalKind>> = {
 };
 const BREAKER_CAUSES: ReadonlySet<FailureCause> = new Set(['connection', 'timeout', 'temporary-http', 'invalid-response']);
 
+/** How a fleet reaches reputation and the breaker (`pool/fleet-wiring.ts`). */
+export interface HealthFleetHooks {
+  /** Where reputation entries live (shared benches). */
+  readonly store: ReputationStore;
+  /** The breaker opened a host here: tell the fleet. */
+  onBreakerOpen(host: string, durationMs: number, openCount: number): void;
+}
+
 interface Health {
   readonly tracker: ReputationTracker;
   readonly breaker: HostBreaker;
@@ -54,12 +63,23 @@ export class PoolHealth implements CandidateFilter {
   private readonly roles: readonly RoleState[];
   /** Earliest `healthRefreshAtMs` over all roles. */
   private nextRefreshAtMs = 0;
+  private readonly fleet: HealthFleetHooks | undefined;
+  /** True while an open adopted from the fleet is applied: it is not told back. */
+  private adopting = false;
 
-  constructor(options: HttpTransportPoolOptions, endpoints: readonly NormalizedEndpoint[], roles: readonly RoleState[], events: PoolEvents, clock: Clock) {
+  constructor(
+    options: HttpTransportPoolOptions,
+    endpoints: readonly NormalizedEndpoint[],
+    roles: readonly RoleState[],
+    events: PoolEvents,
+    clock: Clock,
+    fleet?: HealthFleetHooks,
+  ) {
     this.events = events;
     this.clock = clock;
     this.roles = roles;
-    this.health = options.reputation === false ? undefined : createHealth(options, endpoints);
+    this.fleet = fleet;
+    this.health = options.reputation === false ? undefined : createHealth(options, endpoints, fleet?.store);
     if (!this.health) {
       this.nextRefreshAtMs = Number.POSITIVE_INFINITY;
       return;
@@ -206,6 +226,46 @@ export class PoolHealth implements CandidateFilter {
     return { score, band, cooldownRemainingMs, strikes, criticalRate, invalidRate };
   }
 
+  /** The reputation key of an endpoint (internal: may contain its URL), or undefined with reputation off. */
+  reputationKeyOf(endpointId: string): ReputationKey | undefined {
+    return this.health?.keyOf.get(endpointId);
+  }
+
+  /** The entry of a key never seen before (for merging a fleet's bench). */
+  initialEntry(nowMs: number): ReputationEntry | undefined {
+    return this.health && initialReputationEntry(this.health.tracker.config, nowMs);
+  }
+
+  /** Until when `entry`'s score keeps its key out of rotation (below `eligibleScore` until time-based recovery); undefined when eligible. */
+  ineligibleUntil(entry: ReputationEntry, nowMs: number): number | undefined {
+    const config = this.health?.tracker.config;
+    if (!config || recoveredScore(entry.score, entry.lastSignalMs, nowMs, config) >= config.eligibleScore) return undefined;
+    return config.recoveryTimeoutMs > 0 ? entry.lastSignalMs + config.recoveryTimeoutMs : Number.POSITIVE_INFINITY;
+  }
+
+  /** Entries changed outside a signal (a fleet merged a bench): every role re-reads its band and bench at the next trial. */
+  invalidate(): void {
+    if (!this.health) return;
+    for (const role of this.roles) role.healthRefreshAtMs = Number.NEGATIVE_INFINITY;
+    this.nextRefreshAtMs = Number.NEGATIVE_INFINITY;
+  }
+
+  /** Another process of the fleet opened `host`'s breaker until `untilMs`; returns true when that opened it here. */
+  adoptBreakerOpen(host: string, untilMs: number, openCount: number): boolean {
+    const health = this.health;
+    const role = this.rolesByHost.get(host)?.[0];
+    if (!health || !role) return false;
+    const now = this.clock.now();
+    const changes = health.breaker.adoptOpen(host, untilMs, openCount, now);
+    this.adopting = true;
+    try {
+      this.applyBreaker(role, now, changes);
+    } finally {
+      this.adopting = false;
+    }
+    return changes.some((change) => change.type === 'open');
+  }
+
   /** Time alone changed something (a cooldown or open ended, a low score recovered): settle and re-cache. */
   private refresh(role: RoleState, nowMs: number): void {
     const health = this.health;
@@ -242,6 +302,7 @@ export class PoolHealth implements CandidateFilter {
   private applyBreaker(role: RoleState, nowMs: number, changes: readonly HostBreakerChange[]): void {
     const onHost = this.rolesByHost.get(role.endpoint.hostname) ?? [role];
     for (const change of changes) {
+      if (change.type === 'open' && !this.adopting) this.fleet?.onBreakerOpen(role.endpoint.hostname, change.durationMs, change.openCount);
       this.events.emit('breaker', {
         atMs: nowMs,
         endpointIds: [...new Set(onHost.map((r) => r.endpointId))],
@@ -274,7 +335,7 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   else map.set(key, [value]);
 }
 
-function createHealth(options: HttpTransportPoolOptions, endpoints: readonly NormalizedEndpoint[]): Health {
+function createHealth(options: HttpTransportPoolOptions, endpoints: readonly NormalizedEndpoint[], store: ReputationStore | undefined): Health {
   const { hostBreaker, ...settings } = (options.reputation ?? {}) as Record<string, unknown>;
   const latency = (settings['latency'] ?? {}) as Record<string, unknown>;
   const withProfile = { ...settings, latency: { profile: options.chain ?? 'generic', ...latency } };
@@ -285,7 +346,7 @@ function createHealth(options: HttpTransportPoolOptions, endpoints: readonly Nor
     ...(breaker.success ? [] : configIssuesOf(breaker.error, 'reputation.hostBreaker')),
   ];
   if (!reputation.success || !breaker.success) throw invalidConfig(issues);
-  const tracker = createReputationTracker({ config: reputation.data });
+  const tracker = createReputationTracker({ config: reputation.data, ...(store ? { store } : {}) });
   const keyOf = new Map(
     endpoints.map((e) => [e.id, reputationKey(reputation.data.granularity, { url: e.url, endpointId: e.id, domain: e.operator })] as const),
   );

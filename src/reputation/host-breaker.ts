@@ -53,6 +53,11 @@ export interface HostBreaker {
   settle(host: string, nowMs: number): readonly HostBreakerChange[];
   /** Ends a running open now (health probes proved the host answers); the escalation memory stays. */
   reset(host: string, nowMs: number): readonly HostBreakerChange[];
+  /**
+   * Opens the host until `untilMs` because another process of a fleet opened it (escalation
+   * level `openCount`). Only ever lengthens an open; reports `open` when the host was closed.
+   */
+  adoptOpen(host: string, untilMs: number, openCount: number, nowMs: number): readonly HostBreakerChange[];
   isOpen(host: string, nowMs: number): boolean;
   /** End of the running open, or `undefined` when closed (the pool waits for the earliest). */
   openUntil(host: string, nowMs: number): number | undefined;
@@ -168,6 +173,21 @@ export function createHostBreaker(options: CreateHostBreakerOptions = {}): HostB
       s.windowIndex = -Infinity;
       const changes: HostBreakerChange[] = [];
       advance(s, nowMs, changes);
+      return changes.length === 0 ? NO_CHANGES : changes;
+    },
+    adoptOpen: (host, untilMs, openCount, nowMs) => {
+      const s = stateOf(host);
+      const changes: HostBreakerChange[] = [];
+      advance(s, nowMs, changes);
+      if (untilMs <= nowMs || (s.openUntilMs !== null && s.openUntilMs >= untilMs)) return changes.length === 0 ? NO_CHANGES : changes;
+      const wasOpen = isOpenState(s, nowMs);
+      s.openUntilMs = untilMs;
+      if (untilMs > latestOpenUntilMs) latestOpenUntilMs = untilMs;
+      s.openCount = Math.max(s.openCount, openCount);
+      s.reportedOpen = true;
+      s.failures = 0;
+      s.successes = 0;
+      if (!wasOpen) changes.push({ type: 'open', untilMs, durationMs: untilMs - nowMs, openCount: s.openCount, failures: 0, failureRate: 0 });
       return changes.length === 0 ? NO_CHANGES : changes;
     },
     isOpen: (host, nowMs) => isOpenState(peek(host), nowMs),

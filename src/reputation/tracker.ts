@@ -109,15 +109,7 @@ export function createReputationTracker(options: CreateReputationTrackerOptions 
   const store = options.store ?? createMemoryReputationStore();
   const bands = bandThresholdsOf(config);
 
-  const fresh = (nowMs: number): ReputationEntry => ({
-    score: config.initialScore,
-    lastSignalMs: nowMs,
-    strikes: INITIAL_STRIKE_STATE,
-    criticalRate: INITIAL_RATE_STATE,
-    invalidRate: INITIAL_RATE_STATE,
-    reportedBand: scoreBand(config.initialScore, bands),
-    reportedCooldownUntilMs: null,
-  });
+  const fresh = (nowMs: number): ReputationEntry => initialReputationEntry(config, nowMs);
 
   const readScore = (e: ReputationEntry, nowMs: number) => recoveredScore(e.score, e.lastSignalMs, nowMs, config);
 
@@ -272,6 +264,19 @@ export function createReputationTracker(options: CreateReputationTrackerOptions 
         (c) => isEligibleEntry(store.get(keyOf(c)), nowMs),
         (c) => scoreOf(keyOf(c), nowMs),
       ),
+  };
+}
+
+/** The entry of a key never seen before: the initial score, no strikes, no cooldown. */
+export function initialReputationEntry(config: ReputationConfig, nowMs: number): ReputationEntry {
+  return {
+    score: config.initialScore,
+    lastSignalMs: nowMs,
+    strikes: INITIAL_STRIKE_STATE,
+    criticalRate: INITIAL_RATE_STATE,
+    invalidRate: INITIAL_RATE_STATE,
+    reportedBand: scoreBand(config.initialScore, bandThresholdsOf(config)),
+    reportedCooldownUntilMs: null,
   };
 }
 

@@ -1,0 +1,44 @@
+/**
+ * The store behind a fleet, reduced to the five operations the coordinator needs. Redis
+ * implements them with short Lua scripts (`redis-backend.ts`); tests use an in-memory one
+ * (`memory-backend.ts`) on a fake clock. Every operation may reject or hang: the
+ * coordinator bounds each with a timeout and falls back to the local share.
+ */
+import type { FleetFact } from './types.js';
+
+/** What a take from the shared bucket granted. */
+export interface FleetGrant {
+  /** Tokens granted (0 … requested). */
+  readonly granted: number;
+  /** When nothing was granted: ms until the tokens asked for are there (store clock). */
+  readonly waitMs: number;
+}
+
+/** A fact read back from the store, with the member that shared it. */
+export interface ReceivedFact {
+  readonly from: string;
+  readonly fact: FleetFact;
+}
+
+export interface FleetBackend {
+  /** False when the connection is known to be down: a command would only queue. */
+  ready(): boolean;
+  /**
+   * Takes up to `want` tokens from the shared bucket `key` (continuous refill at
+   * `requestsPerSecond`, capacity `burstCapacity`). A missing bucket starts full, or empty
+   * with `startEmpty` (the fleet was already spending: the store lost its state). `restart`:
+   * the stored state is stale (this process spent its local share meanwhile): start over
+   * as if missing — a bucket that refilled while the fleet was spending must not add a burst.
+   */
+  take(key: string, requestsPerSecond: number, burstCapacity: number, want: number, startEmpty: boolean, restart: boolean): Promise<FleetGrant>;
+  /** Renews this member's heartbeat for `ttlMs`; resolves with the number of live members. */
+  heartbeat(memberId: string, ttlMs: number): Promise<number>;
+  /** Stores the fact (the later end wins) and appends it to the fleet's log. */
+  share(memberId: string, fact: FleetFact): Promise<void>;
+  /** Facts appended after `cursor` (`''`: start from now), aged by the store's clock. */
+  poll(cursor: string): Promise<{ readonly cursor: string; readonly facts: readonly ReceivedFact[] }>;
+  /** The stored facts still holding for these keys. */
+  recall(keys: readonly { readonly topic: string; readonly key: string }[]): Promise<readonly FleetFact[]>;
+  /** Removes this member's heartbeat. */
+  leave(memberId: string): Promise<void>;
+}

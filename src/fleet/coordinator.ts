@@ -1,0 +1,285 @@
+/**
+ * The fleet's machinery over a {@link FleetBackend}: leases, heartbeats, the poll that
+ * brings other processes' facts, and the fall-back to a local share when the store is out of
+ * reach. Every store command is bounded by `commandTimeoutMs`; a timeout or an error turns
+ * the whole process local at once (a call never waits on the store past that), and the next
+ * command that succeeds — the poll keeps asking — brings it back to shared mode.
+ */
+import { setBackgroundTimer, type Clock, type Random, type TimerHandle } from '../clock.js';
+import type { FleetBackend, FleetGrant } from './backend.js';
+import { LeasedBucket } from './lease-bucket.js';
+import type { FleetFact, FleetJoinOptions, FleetMembership, FleetMode, FleetStatus, PoolFleet } from './types.js';
+
+export interface FleetCoordinatorSettings {
+  readonly clock: Clock;
+  /** Spreads retries of processes waiting on the same token. */
+  readonly random: Random;
+  readonly memberId: string;
+  readonly commandTimeoutMs: number;
+  readonly heartbeatMs: number;
+  readonly pollIntervalMs: number;
+  readonly leaseMs: number;
+  readonly expectedMembers: number;
+}
+
+interface Joined {
+  readonly options: FleetJoinOptions;
+  readonly buckets: Map<string, LeasedBucket>;
+}
+
+/** A command still unanswered this long no longer blocks the next of its kind (a hung store must not stop recovery for good). */
+const STUCK_AFTER_MS = 2_000;
+/** Facts kept while the store is out of reach, shared when it returns. */
+const MAX_PENDING_FACTS = 1_000;
+
+export class FleetCoordinator implements PoolFleet {
+  readonly #backend: FleetBackend;
+  readonly #settings: FleetCoordinatorSettings;
+  readonly #joined = new Set<Joined>();
+  readonly #busySince = new Map<'poll' | 'heartbeat', number>();
+  /** Facts shared while local, by topic and key: the store learns them when it returns. */
+  readonly #pending = new Map<string, { readonly fact: FleetFact; readonly atMs: number }>();
+  #mode: FleetMode = 'shared';
+  #reason = 'started';
+  #members: number;
+  #cursor = '';
+  #pollTimer: TimerHandle | undefined;
+  #heartbeatTimer: TimerHandle | undefined;
+  #closed = false;
+
+  constructor(backend: FleetBackend, settings: FleetCoordinatorSettings) {
+    this.#backend = backend;
+    this.#settings = settings;
+    this.#members = settings.expectedMembers;
+  }
+
+  get memberId(): string {
+    return this.#settings.memberId;
+  }
+
+  status(): FleetStatus {
+    return { mode: this.#mode, members: this.#members, reason: this.#reason };
+  }
+
+  join(options: FleetJoinOptions): FleetMembership {
+    const joined: Joined = { options, buckets: new Map() };
+    for (const spec of options.buckets) {
+      if (joined.buckets.has(spec.key)) continue;
+      const bucket: LeasedBucket = new LeasedBucket(spec, this.#settings.leaseMs, options.clock, this.#settings.random, {
+        take: (want, startEmpty, restart) => this.#take(bucket, want, startEmpty, restart),
+        changed: () => options.onTokens(spec.key),
+      });
+      if (this.#mode === 'local') bucket.goLocal(options.clock.now(), this.#members);
+      joined.buckets.set(spec.key, bucket);
+    }
+    this.#joined.add(joined);
+    // After the pool's constructor returns, so its listeners see the first mode change.
+    queueMicrotask(() => {
+      if (this.#closed || !this.#joined.has(joined)) return;
+      this.#start();
+      if (this.#mode === 'shared') {
+        for (const bucket of joined.buckets.values()) bucket.prime();
+        void this.#recall(joined);
+      }
+    });
+    return {
+      bucket: (key) => {
+        const bucket = joined.buckets.get(key);
+        if (bucket === undefined) throw new Error(`no fleet bucket was declared for this role`);
+        return bucket;
+      },
+      share: (fact) => {
+        // Other pools of this process learn it at once; other processes through the store.
+        for (const other of this.#joined) if (other !== joined) other.options.onFact(fact);
+        this.#share(fact);
+      },
+      status: () => this.status(),
+      leave: () => this.#leave(joined),
+    };
+  }
+
+  /** Stops every timer and leaves the fleet; pools still open keep their local share. The caller's client is left as it is. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#stopTimers();
+    this.#goLocal('closed');
+    await this.#command(() => this.#backend.leave(this.#settings.memberId));
+  }
+
+  #leave(joined: Joined): void {
+    if (!this.#joined.delete(joined) || this.#joined.size > 0) return;
+    this.#stopTimers();
+    if (!this.#closed && this.#mode === 'shared') void this.#command(() => this.#backend.leave(this.#settings.memberId));
+  }
+
+  #start(): void {
+    if (this.#pollTimer !== undefined) return;
+    void this.#heartbeat();
+    this.#schedulePoll();
+    this.#scheduleHeartbeat();
+  }
+
+  #stopTimers(): void {
+    this.#pollTimer?.cancel();
+    this.#pollTimer = undefined;
+    this.#heartbeatTimer?.cancel();
+    this.#heartbeatTimer = undefined;
+  }
+
+  #schedulePoll(): void {
+    this.#pollTimer = setBackgroundTimer(this.#settings.clock, () => {
+      void this.#poll();
+      if (this.#pollTimer !== undefined) this.#schedulePoll();
+    }, this.#settings.pollIntervalMs);
+  }
+
+  #scheduleHeartbeat(): void {
+    this.#heartbeatTimer = setBackgroundTimer(this.#settings.clock, () => {
+      void this.#heartbeat();
+      if (this.#heartbeatTimer !== undefined) this.#scheduleHeartbeat();
+    }, this.#settings.heartbeatMs);
+  }
+
+  /** One command at a time per kind, unless the last one is stuck. */
+  #begin(kind: 'poll' | 'heartbeat'): boolean {
+    const since = this.#busySince.get(kind);
+    const now = this.#settings.clock.now();
+    if (since !== undefined && now - since < STUCK_AFTER_MS) return false;
+    this.#busySince.set(kind, now);
+    return true;
+  }
+
+  async #heartbeat(): Promise<void> {
+    if (!this.#begin('heartbeat')) return;
+    const members = await this.#command(
+      () => this.#backend.heartbeat(this.#settings.memberId, this.#settings.heartbeatMs * 3),
+      () => this.#busySince.delete('heartbeat'),
+    );
+    if (members !== undefined) this.#members = Math.max(1, members);
+  }
+
+  async #poll(): Promise<void> {
+    if (!this.#begin('poll')) return;
+    const cursor = this.#cursor;
+    const answer = await this.#command(() => this.#backend.poll(cursor), () => this.#busySince.delete('poll'));
+    if (answer === undefined || this.#mode !== 'shared') return;
+    // A recovery in between reset the cursor: this answer belongs to the old log.
+    if (cursor !== this.#cursor) return;
+    this.#cursor = answer.cursor;
+    for (const { from, fact } of answer.facts) {
+      if (from === this.#settings.memberId) continue;
+      for (const joined of this.#joined) joined.options.onFact(fact);
+    }
+  }
+
+  async #recall(joined: Joined): Promise<void> {
+    if (joined.options.facts.length === 0) return;
+    const facts = await this.#command(() => this.#backend.recall(joined.options.facts));
+    if (facts === undefined || !this.#joined.has(joined)) return;
+    for (const fact of facts) joined.options.onFact(fact);
+  }
+
+  #take(bucket: LeasedBucket, want: number, startEmpty: boolean, restart: boolean): Promise<FleetGrant | undefined> {
+    const { key, requestsPerSecond, burstCapacity } = bucket.spec;
+    return this.#command(
+      () => this.#backend.take(key, requestsPerSecond, burstCapacity, want, startEmpty, restart),
+      undefined,
+      (late) => bucket.credit(late.granted),
+    );
+  }
+
+  #share(fact: FleetFact): void {
+    if (this.#closed) return;
+    if (this.#mode === 'local') {
+      if (this.#pending.size < MAX_PENDING_FACTS) this.#pending.set(`${fact.topic}:${fact.key}`, { fact, atMs: this.#settings.clock.now() });
+      return;
+    }
+    void this.#command(() => this.#backend.share(this.#settings.memberId, fact));
+  }
+
+  /**
+   * Runs one store command under `commandTimeoutMs`. Resolves `undefined` (and turns the
+   * process local) when the store is not connected, errs or does not answer in time;
+   * `settled` runs when the command finally ends either way, `late` with a value that came
+   * after its timeout.
+   */
+  #command<T>(run: () => Promise<T>, settled?: () => void, late?: (value: T) => void): Promise<T | undefined> {
+    if (!this.#backend.ready()) {
+      settled?.();
+      this.#goLocal('unreachable');
+      return Promise.resolve(undefined);
+    }
+    return new Promise<T | undefined>((resolve) => {
+      let done = false;
+      const timer = setBackgroundTimer(this.#settings.clock, () => {
+        if (done) return;
+        done = true;
+        this.#goLocal('timeout');
+        resolve(undefined);
+      }, this.#settings.commandTimeoutMs);
+      let promise: Promise<T>;
+      try {
+        promise = run();
+      } catch (error) {
+        promise = Promise.reject(error);
+      }
+      promise.then(
+        (value) => {
+          settled?.();
+          if (done) {
+            late?.(value);
+            return;
+          }
+          done = true;
+          timer.cancel();
+          this.#recover();
+          resolve(value);
+        },
+        () => {
+          settled?.();
+          if (done) return;
+          done = true;
+          timer.cancel();
+          this.#goLocal('error');
+          resolve(undefined);
+        },
+      );
+    });
+  }
+
+  #goLocal(reason: string): void {
+    if (this.#mode === 'local') return;
+    this.#mode = 'local';
+    this.#reason = reason;
+    const status = this.status();
+    for (const joined of this.#joined) {
+      const now = joined.options.clock.now();
+      for (const bucket of joined.buckets.values()) bucket.goLocal(now, this.#members);
+      joined.options.onStatus(status);
+      for (const key of joined.buckets.keys()) joined.options.onTokens(key);
+    }
+  }
+
+  /** A command succeeded: the store is reachable again. */
+  #recover(): void {
+    if (this.#mode === 'shared' || this.#closed) return;
+    this.#mode = 'shared';
+    this.#reason = 'recovered';
+    // The log may have been lost or trimmed while away: start it from now and recall the stored facts instead.
+    this.#cursor = '';
+    const status = this.status();
+    const now = this.#settings.clock.now();
+    for (const [id, { fact, atMs }] of this.#pending) {
+      this.#pending.delete(id);
+      const ttlMs = fact.ttlMs - (now - atMs);
+      if (ttlMs > 0) this.#share({ ...fact, ttlMs });
+    }
+    for (const joined of this.#joined) {
+      for (const bucket of joined.buckets.values()) bucket.goShared();
+      joined.options.onStatus(status);
+      for (const key of joined.buckets.keys()) joined.options.onTokens(key);
+      void this.#recall(joined);
+    }
+  }
+}

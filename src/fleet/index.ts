@@ -1,0 +1,17 @@
+/**
+ * `sturdy-rpc/fleet`: fleet mode on Redis. `ioredis` is an optional peer: the caller creates
+ * the client and passes it in; nothing here imports it, and the main entry never imports this.
+ */
+export { createRedisFleet, type CreateRedisFleetOptions, type RedisFleet } from './redis-fleet.js';
+export type { FleetRedisClient } from './redis-backend.js';
+export { leaseSizeOf, localShareOf } from './lease-bucket.js';
+export type {
+  FleetBucketSpec,
+  FleetFact,
+  FleetJoinOptions,
+  FleetMembership,
+  FleetMode,
+  FleetStatus,
+  FleetTopic,
+  PoolFleet,
+} from './types.js';

@@ -1,0 +1,113 @@
+/**
+ * {@link FleetBackend} over a caller-owned Redis client (ioredis, or anything with the same
+ * `evalsha`/`eval`/`status`). Scripts are sent by SHA and loaded on `NOSCRIPT`. Keys:
+ * `sturdy-rpc:{<namespace>}:<kind>:<hash>` — a namespace per deployment, hashes made by the
+ * pool (never a URL).
+ */
+import { createHash } from 'node:crypto';
+import type { FleetBackend, FleetGrant, ReceivedFact } from './backend.js';
+import { HEARTBEAT_SCRIPT, POLL_SCRIPT, RECALL_SCRIPT, SHARE_SCRIPT, TAKE_SCRIPT } from './lua.js';
+import type { FleetFact, FleetTopic } from './types.js';
+
+/** The part of an ioredis client (`Redis` or `Cluster`) the fleet uses. */
+export interface FleetRedisClient {
+  /** ioredis connection status; commands are sent only while it is `ready` (never left to queue offline). */
+  readonly status: string;
+  evalsha(sha: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>;
+  eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>;
+}
+
+/** Entries kept in the fact log (approximate trim). */
+const LOG_LENGTH = 10_000;
+/** Entries read per poll. */
+const POLL_BATCH = 500;
+const TOPICS: ReadonlySet<string> = new Set<FleetTopic>(['cooldown', 'bench', 'breaker', 'chain']);
+
+interface Script {
+  readonly text: string;
+  readonly sha: string;
+}
+
+const script = (text: string): Script => ({ text, sha: createHash('sha1').update(text).digest('hex') });
+const SCRIPTS = {
+  take: script(TAKE_SCRIPT),
+  heartbeat: script(HEARTBEAT_SCRIPT),
+  share: script(SHARE_SCRIPT),
+  poll: script(POLL_SCRIPT),
+  recall: script(RECALL_SCRIPT),
+};
+
+export function createRedisBackend(client: FleetRedisClient, namespace: string): FleetBackend {
+  const prefix = `sturdy-rpc:{${namespace}}:`;
+  const bucketKey = (key: string) => `${prefix}bucket:${key}`;
+  const factKey = (topic: string, key: string) => `${prefix}fact:${topic}:${key}`;
+  const membersKey = `${prefix}members`;
+  const logKey = `${prefix}log`;
+
+  const run = async (s: Script, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> => {
+    try {
+      return await client.evalsha(s.sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!String((error as { message?: unknown })?.message ?? '').includes('NOSCRIPT')) throw error;
+      return client.eval(s.text, keys.length, ...keys, ...args);
+    }
+  };
+
+  return {
+    ready: () => client.status === 'ready',
+    async take(key, requestsPerSecond, burstCapacity, want, startEmpty, restart): Promise<FleetGrant> {
+      // Kept until long after the bucket would be full again: an idle fleet's bucket is full either way.
+      const ttlMs = Math.max(600_000, Math.ceil((burstCapacity / requestsPerSecond) * 2000));
+      const reply = (await run(SCRIPTS.take, [bucketKey(key)], [requestsPerSecond / 1000, burstCapacity, want, startEmpty ? 1 : 0, ttlMs, restart ? 1 : 0])) as [number, number];
+      return { granted: Number(reply[0]), waitMs: Number(reply[1]) };
+    },
+    async heartbeat(memberId, ttlMs) {
+      return Number(await run(SCRIPTS.heartbeat, [membersKey], [memberId, Math.ceil(ttlMs)]));
+    },
+    async share(memberId, fact) {
+      const ttlMs = Math.max(1, Math.ceil(fact.ttlMs));
+      await run(SCRIPTS.share, [factKey(fact.topic, fact.key), logKey], [JSON.stringify({ ...fact, ttlMs }), ttlMs, memberId, LOG_LENGTH]);
+    },
+    async poll(cursor) {
+      const [nowMs, next, entries] = (await run(SCRIPTS.poll, [logKey], [cursor, POLL_BATCH])) as [number, string, [string, string, string][]];
+      const facts: ReceivedFact[] = [];
+      for (const [id, from, json] of entries) {
+        const fact = parseFact(json);
+        if (fact === undefined) continue;
+        // The entry id starts with the server's ms at append: age the fact by the server's clock.
+        const ageMs = Math.max(0, Number(nowMs) - Number(id.split('-')[0]));
+        const ttlMs = fact.ttlMs - ageMs;
+        if (ttlMs > 0) facts.push({ from, fact: { ...fact, ttlMs } });
+      }
+      return { cursor: String(next), facts };
+    },
+    async recall(keys) {
+      if (keys.length === 0) return [];
+      const rows = (await run(SCRIPTS.recall, keys.map(({ topic, key }) => factKey(topic, key)), [])) as [string, number][];
+      const facts: FleetFact[] = [];
+      for (const [json, ttlMs] of rows) {
+        const fact = parseFact(json);
+        if (fact !== undefined) facts.push({ ...fact, ttlMs: Number(ttlMs) });
+      }
+      return facts;
+    },
+    async leave(memberId) {
+      // ZREM through a script too: one code path, and nothing else of the client is needed.
+      await client.eval(`return redis.call('ZREM', KEYS[1], ARGV[1])`, 1, membersKey, memberId);
+    },
+  };
+}
+
+/** A fact from the log or a stored key, or undefined when it is not one of ours (another version, or garbage). */
+function parseFact(json: string): FleetFact | undefined {
+  try {
+    const value = JSON.parse(json) as Partial<FleetFact>;
+    if (typeof value !== 'object' || value === null) return undefined;
+    if (typeof value.topic !== 'string' || !TOPICS.has(value.topic) || typeof value.key !== 'string') return undefined;
+    if (typeof value.ttlMs !== 'number' || !Number.isFinite(value.ttlMs)) return undefined;
+    const data = typeof value.data === 'object' && value.data !== null ? value.data : {};
+    return { topic: value.topic as FleetTopic, key: value.key, ttlMs: value.ttlMs, data };
+  } catch {
+    return undefined;
+  }
+}

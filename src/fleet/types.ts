@@ -1,0 +1,77 @@
+/**
+ * The fleet as the pool sees it: a types-only contract, so the core never imports Redis.
+ * `createRedisFleet()` (`sturdy-rpc/fleet`) implements it over ioredis; a test or another
+ * store can implement it too. Every key that crosses this interface is an opaque hash made
+ * by the pool: no URL, host, header or API key ever reaches the fleet.
+ */
+import type { AdmissionBucket } from '../admission/token-bucket.js';
+import type { Clock } from '../clock.js';
+
+/**
+ * What processes tell each other. `cooldown`: a role was rate limited; `bench`: reputation
+ * benched an endpoint; `breaker`: a host breaker opened; `chain`: the chain guard's verdict on
+ * an endpoint. Extension point: head/lag observations (a `head` topic) travel the same way
+ * once the health work exists — add the topic here, to `TOPICS` in `redis-backend.ts`, and a
+ * handler in `pool/fleet-wiring.ts`.
+ */
+export type FleetTopic = 'cooldown' | 'bench' | 'breaker' | 'chain';
+
+/** One shared fact: about which key, for how long from now, with a small JSON-safe payload. */
+export interface FleetFact {
+  readonly topic: FleetTopic;
+  /** Opaque key made by the pool (a hash). */
+  readonly key: string;
+  /** How long the fact holds from the moment it is read, in ms (aged by the store's own clock, never by a process's). */
+  readonly ttlMs: number;
+  readonly data: Readonly<Record<string, string | number | boolean>>;
+}
+
+/** A role's shared token bucket. */
+export interface FleetBucketSpec {
+  /** Opaque key: the same endpoint URL and kind give the same key in every process. */
+  readonly key: string;
+  readonly requestsPerSecond: number;
+  readonly burstCapacity: number;
+}
+
+/** `shared`: limits and knowledge go through the store; `local`: the store is out of reach, each process keeps its share. */
+export type FleetMode = 'shared' | 'local';
+
+export interface FleetStatus {
+  readonly mode: FleetMode;
+  /** Live members last seen through heartbeats (or the configured `expectedMembers` before the first one). */
+  readonly members: number;
+  /** Why the mode last changed: `started`, `recovered`, `unreachable`, `timeout`, `error`, `closed`. */
+  readonly reason: string;
+}
+
+/** What a pool hands the fleet when it joins. */
+export interface FleetJoinOptions {
+  /** The pool's clock: bucket instants are on it. */
+  readonly clock: Clock;
+  readonly buckets: readonly FleetBucketSpec[];
+  /** Facts the pool wants recalled when it joins and after every outage. */
+  readonly facts: readonly { readonly topic: FleetTopic; readonly key: string }[];
+  /** A fact from another process (or recalled from the store). */
+  onFact(fact: FleetFact): void;
+  /** A bucket gained tokens or changed mode without a take (a lease arrived): admission must look again. */
+  onTokens(bucketKey: string): void;
+  /** The fleet's mode changed. */
+  onStatus(status: FleetStatus): void;
+}
+
+/** One pool's membership in a fleet. */
+export interface FleetMembership {
+  /** The admission bucket of a role: leased from the shared bucket, or the local share. */
+  bucket(key: string): AdmissionBucket;
+  /** Tells the other processes (best effort, never awaited by a call). */
+  share(fact: FleetFact): void;
+  status(): FleetStatus;
+  /** Stops this pool's part of the background work (the pool calls it on close). */
+  leave(): void;
+}
+
+/** The `fleet` pool option: anything that can take a pool as a member. */
+export interface PoolFleet {
+  join(options: FleetJoinOptions): FleetMembership;
+}

@@ -1,0 +1,213 @@
+/**
+ * Connects one pool to a fleet (`fleet` option): role buckets become leased buckets, and
+ * rate-limit cooldowns, reputation benches, breaker opens and chain verdicts are told to,
+ * and adopted from, the other processes. Every key handed to the fleet is a SHA-256 of the
+ * endpoint's identity (URL, host), so no URL, host or key ever reaches Redis. Concurrency
+ * permits are not shared: sockets are per process.
+ */
+import { sha256 } from '@noble/hashes/sha2';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
+import type { RoleState } from '../admission/role-state.js';
+import type { Clock } from '../clock.js';
+import type { NormalizedEndpoint } from '../config/normalize.js';
+import { createSharedReputationStore, type BenchReason, type SharedReputationStore } from '../fleet/reputation-store.js';
+import type { FleetFact, FleetMembership, FleetTopic, PoolFleet } from '../fleet/types.js';
+import type { ReputationKey } from '../reputation/keys.js';
+import type { RequestKind } from '../retry/causes.js';
+import type { ChainGuard } from './chain-guard.js';
+import type { PoolEvents } from './events.js';
+import type { HealthFleetHooks, PoolHealth } from './pool-health.js';
+
+/** How long a chain verdict is remembered by the fleet: an endpoint's URL may be re-pointed at another node. */
+export const CHAIN_VERDICT_TTL_MS = 600_000;
+const MAX_BENCH_TTL_MS = 3_600_000;
+/** A cooldown is told again only if it ends this much later than the one last told. */
+const COOLDOWN_RETELL_MS = 100;
+const BENCH_REASONS: ReadonlySet<string> = new Set<BenchReason>(['strikes', 'critical-rate', 'invalid-rate', 'score']);
+
+/** Opaque, stable across processes, one-way: the fleet's name for an endpoint fact. */
+function keyOf(...parts: string[]): string {
+  return bytesToHex(sha256(utf8ToBytes(parts.join('\u0000')))).slice(0, 32);
+}
+
+function normalizedUrl(url: string): string {
+  try {
+    return new URL(url).href;
+  } catch {
+    return url;
+  }
+}
+
+export interface FleetWiringContext {
+  readonly roles: readonly RoleState[];
+  readonly endpoints: readonly NormalizedEndpoint[];
+  readonly events: PoolEvents;
+  readonly health: PoolHealth;
+  readonly chainGuard: ChainGuard | undefined;
+  /** `expectedChain`, described (chain verdicts are per expected chain). */
+  readonly expectedChain: string;
+  /** Admission must look again at calls of this kind (tokens arrived). */
+  wake(kind: RequestKind): void;
+}
+
+export class FleetWiring {
+  readonly #fleet: PoolFleet;
+  readonly #clock: Clock;
+  readonly #store: SharedReputationStore;
+  #membership: FleetMembership | undefined;
+  #context: FleetWiringContext | undefined;
+  readonly #roleKey = new Map<RoleState, string>();
+  readonly #rolesOfKey = new Map<string, RoleState[]>();
+  readonly #reputationOfKey = new Map<string, ReputationKey>();
+  readonly #hostOfKey = new Map<string, string>();
+  readonly #endpointOfChainKey = new Map<string, string>();
+  /** End of the cooldown last told per role key: a burst of 429s (64 calls in flight) is told once, not 64 times. */
+  readonly #toldCooldownUntil = new Map<string, number>();
+
+  constructor(fleet: PoolFleet, clock: Clock) {
+    this.#fleet = fleet;
+    this.#clock = clock;
+    this.#store = createSharedReputationStore(
+      () => clock.now(),
+      (key, bench) => {
+        // A score that never recovers by time alone (recoveryTimeoutMs 0) is told as one hour out.
+        const ttlMs = Math.min(bench.untilMs - this.#clock.now(), MAX_BENCH_TTL_MS);
+        if (ttlMs > 0) this.#share({ topic: 'bench', key: keyOf('reputation', key), ttlMs, data: { detector: bench.detector, level: bench.level, strikes: bench.strikes } });
+      },
+      (entry, nowMs) => this.#context?.health.ineligibleUntil(entry, nowMs),
+    );
+  }
+
+  /** What reputation and the breaker need before the pool's health exists. */
+  get healthHooks(): HealthFleetHooks {
+    return {
+      store: this.#store,
+      onBreakerOpen: (host, durationMs, openCount) => this.#share({ topic: 'breaker', key: keyOf('host', host), ttlMs: durationMs, data: { openCount } }),
+    };
+  }
+
+  /** Joins the fleet once the pool's parts exist: buckets are swapped for leased ones. */
+  connect(context: FleetWiringContext): void {
+    this.#context = context;
+    const buckets = new Map<string, { key: string; requestsPerSecond: number; burstCapacity: number }>();
+    const facts: { topic: FleetTopic; key: string }[] = [];
+    for (const role of context.roles) {
+      const key = keyOf('role', normalizedUrl(role.endpoint.url), role.settings.kind);
+      this.#roleKey.set(role, key);
+      const peers = this.#rolesOfKey.get(key);
+      if (peers) peers.push(role);
+      else {
+        this.#rolesOfKey.set(key, [role]);
+        facts.push({ topic: 'cooldown', key });
+      }
+      const { requestsPerSecond, burstCapacity } = role.settings;
+      if (requestsPerSecond !== undefined && burstCapacity !== undefined) buckets.set(key, { key, requestsPerSecond, burstCapacity });
+    }
+    for (const endpoint of context.endpoints) {
+      const reputation = context.health.reputationKeyOf(endpoint.id);
+      if (reputation !== undefined && !this.#reputationOfKey.has(keyOf('reputation', reputation))) {
+        this.#reputationOfKey.set(keyOf('reputation', reputation), reputation);
+        facts.push({ topic: 'bench', key: keyOf('reputation', reputation) });
+      }
+      const host = keyOf('host', endpoint.hostname);
+      if (!this.#hostOfKey.has(host)) {
+        this.#hostOfKey.set(host, endpoint.hostname);
+        facts.push({ topic: 'breaker', key: host });
+      }
+      if (context.chainGuard && endpoint.verifyChain) {
+        const chain = keyOf('chain', normalizedUrl(endpoint.url), context.expectedChain);
+        this.#endpointOfChainKey.set(chain, endpoint.id);
+        facts.push({ topic: 'chain', key: chain });
+      }
+    }
+    this.#membership = this.#fleet.join({
+      clock: this.#clock,
+      buckets: [...buckets.values()],
+      facts,
+      onFact: (fact) => this.#adopt(fact),
+      onTokens: (key) => {
+        const kinds = new Set((this.#rolesOfKey.get(key) ?? []).map((role) => role.settings.kind));
+        for (const kind of kinds) context.wake(kind);
+      },
+      onStatus: (status) => context.events.emit('fleet', { atMs: this.#clock.now(), type: 'mode', ...status }),
+    });
+    for (const [key, roles] of this.#rolesOfKey) {
+      if (!buckets.has(key)) continue;
+      const bucket = this.#membership.bucket(key);
+      for (const role of roles) role.bucket = bucket;
+    }
+  }
+
+  /** The pool started (or lengthened) a rate-limit cooldown on `role`. */
+  cooldownStarted(role: RoleState, cooldownMs: number): void {
+    const key = this.#roleKey.get(role);
+    if (key === undefined) return;
+    const untilMs = this.#clock.now() + cooldownMs;
+    // Told again only when it ends noticeably later than what the fleet already knows.
+    if (untilMs <= (this.#toldCooldownUntil.get(key) ?? Number.NEGATIVE_INFINITY) + COOLDOWN_RETELL_MS) return;
+    this.#toldCooldownUntil.set(key, untilMs);
+    this.#share({ topic: 'cooldown', key, ttlMs: cooldownMs, data: {} });
+  }
+
+  /** The chain guard reached a verdict on `endpointId`. */
+  chainVerdict(endpointId: string, status: 'verified' | 'wrong-chain'): void {
+    for (const [key, id] of this.#endpointOfChainKey) {
+      if (id === endpointId) this.#share({ topic: 'chain', key, ttlMs: CHAIN_VERDICT_TTL_MS, data: { status } });
+    }
+  }
+
+  close(): void {
+    this.#membership?.leave();
+  }
+
+  #share(fact: FleetFact): void {
+    this.#membership?.share(fact);
+  }
+
+  /** A fact from another process (or recalled): apply it to the roles it names. */
+  #adopt(fact: FleetFact): void {
+    const context = this.#context;
+    if (!context || !(fact.ttlMs > 0)) return;
+    const now = this.#clock.now();
+    const untilMs = now + fact.ttlMs;
+    let endpointIds: string[] = [];
+    switch (fact.topic) {
+      case 'cooldown': {
+        for (const role of this.#rolesOfKey.get(fact.key) ?? []) {
+          if (role.cooldownUntilMs >= untilMs) continue;
+          const wasCooling = role.availability === 'rate-limited' && now < role.cooldownUntilMs;
+          role.cooldownUntilMs = untilMs;
+          role.availability = 'rate-limited';
+          if (!wasCooling) context.events.emit('cooldown', { atMs: now, endpointId: role.endpointId, kind: role.settings.kind, phase: 'start', durationMs: fact.ttlMs });
+          endpointIds.push(role.endpointId);
+        }
+        break;
+      }
+      case 'bench': {
+        const reputation = this.#reputationOfKey.get(fact.key);
+        const detector = fact.data['detector'];
+        if (reputation === undefined || typeof detector !== 'string' || !BENCH_REASONS.has(detector)) return;
+        const bench = { detector: detector as BenchReason, untilMs, level: Number(fact.data['level']) || 0, strikes: Number(fact.data['strikes']) || 0 };
+        if (!this.#store.merge(reputation, bench, () => context.health.initialEntry(now)!)) return;
+        context.health.invalidate();
+        endpointIds = context.endpoints.filter((e) => context.health.reputationKeyOf(e.id) === reputation).map((e) => e.id);
+        break;
+      }
+      case 'breaker': {
+        const host = this.#hostOfKey.get(fact.key);
+        if (host === undefined || !context.health.adoptBreakerOpen(host, untilMs, Number(fact.data['openCount']) || 1)) return;
+        endpointIds = context.endpoints.filter((e) => e.hostname === host).map((e) => e.id);
+        break;
+      }
+      case 'chain': {
+        const endpointId = this.#endpointOfChainKey.get(fact.key);
+        const status = fact.data['status'];
+        if (endpointId === undefined || (status !== 'verified' && status !== 'wrong-chain')) return;
+        if (!context.chainGuard?.adopt(endpointId, status)) return;
+        endpointIds = [endpointId];
+        break;
+      }
+    }
+    if (endpointIds.length > 0) context.events.emit('fleet', { atMs: now, type: 'adopted', topic: fact.topic, endpointIds: [...new Set(endpointIds)], remainingMs: fact.ttlMs });
+  }
+}

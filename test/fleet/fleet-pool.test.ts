@@ -1,0 +1,298 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { EndpointConfig, HttpTransportPoolOptions } from '../../src/config/types.js';
+import type { FleetCoordinator } from '../../src/fleet/coordinator.js';
+import type { RawOutcome } from '../../src/http/executor.js';
+import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
+import type { FleetEvent } from '../../src/pool/events.js';
+import { createFakeClock, type FakeClock } from '../../src/testing/fake-clock.js';
+import { createSeededRandom } from '../../src/clock.js';
+import { createScriptedExecutor, ok, type Script } from '../helpers/scripted-executor.js';
+import { createMemoryBackend, memoryFleet, type MemoryBackend } from './memory-backend.js';
+
+/**
+ * Fleet mode, deterministic: two "processes" (two coordinators with their own member ids,
+ * each with its own pool and executor) on one in-memory store with the Redis scripts'
+ * semantics, on a fake clock. What each executor received, and when, is what the server saw.
+ */
+
+interface Member {
+  readonly pool: HttpTransportPool;
+  readonly fleet: FleetCoordinator;
+  readonly arrivals: { endpointId: string; atMs: number }[];
+  readonly events: FleetEvent[];
+  readonly failures: unknown[];
+}
+
+const open: { pools: HttpTransportPool[]; fleets: FleetCoordinator[] } = { pools: [], fleets: [] };
+
+/** Stores left hanging by a failed test: released before closing, so close() is not held. */
+const backendsToRelease: MemoryBackend[] = [];
+
+afterEach(async () => {
+  for (const backend of backendsToRelease.splice(0)) backend.set('up');
+  await Promise.all(open.pools.splice(0).map((pool) => pool.close()));
+  await Promise.all(open.fleets.splice(0).map((fleet) => fleet.close()));
+});
+
+function member(
+  clock: FakeClock,
+  backend: MemoryBackend,
+  id: string,
+  endpoints: EndpointConfig[],
+  scripts: Record<string, Script> = {},
+  extra: Partial<HttpTransportPoolOptions> & { expectedMembers?: number; leaseMs?: number } = {},
+): Member {
+  const { expectedMembers, leaseMs, ...options } = extra;
+  const fleet = memoryFleet(backend, clock, { memberId: id, ...(expectedMembers ? { expectedMembers } : {}), ...(leaseMs ? { leaseMs } : {}) });
+  const arrivals: Member['arrivals'] = [];
+  const executor = createScriptedExecutor(
+    Object.fromEntries(
+      endpoints.map((e) => [
+        e.id!,
+        [
+          (request, rpcId) => {
+            arrivals.push({ endpointId: request.target.endpointId, atMs: clock.now() });
+            const script = scripts[request.target.endpointId];
+            // Every answer takes 5 ms of clock time, like a node on loopback.
+            const answer = script === undefined ? ok(1, rpcId) : typeof script === 'function' ? script(request, rpcId) : script;
+            return new Promise<RawOutcome>((resolve) => clock.setTimer(() => resolve(answer), 5));
+          },
+        ],
+      ]),
+    ),
+  );
+  const pool = new HttpTransportPool({ endpoints, executor, clock, random: createSeededRandom(7), fleet, hedge: false, ...options });
+  const events: FleetEvent[] = [];
+  pool.on('fleet', (event) => events.push(event));
+  open.pools.push(pool);
+  open.fleets.push(fleet);
+  return { pool, fleet, arrivals, events, failures: [] };
+}
+
+/** Keeps `concurrency` calls in flight on each member until `untilMs`, advancing the clock in 5 ms steps. */
+async function drive(clock: FakeClock, members: Member[], untilMs: number, concurrency = 8, timeoutMs = 5_000): Promise<void> {
+  const loops = members.flatMap((m) =>
+    Array.from({ length: concurrency }, async () => {
+      while (clock.now() < untilMs) {
+        try {
+          await m.pool.request('getSlot', [], { timeoutMs });
+        } catch (error) {
+          m.failures.push(error);
+          await new Promise((resolve) => clock.setTimer(() => resolve(undefined), 10));
+        }
+      }
+    }),
+  );
+  while (clock.now() < untilMs) await clock.advance(5);
+  await clock.advance(timeoutMs);
+  await Promise.all(loops);
+}
+
+function inWindow(members: Member[], fromMs: number, toMs: number, endpointId?: string): number {
+  return members.flatMap((m) => m.arrivals).filter((a) => a.atMs >= fromMs && a.atMs < toMs && (endpointId === undefined || a.endpointId === endpointId)).length;
+}
+
+/** Largest number of arrivals in any 1 s window starting in [fromMs, toMs), slid in 10 ms steps. */
+function peakPerSecond(members: Member[], fromMs: number, toMs: number): number {
+  let peak = 0;
+  for (let start = fromMs; start + 1_000 <= toMs; start += 10) peak = Math.max(peak, inWindow(members, start, start + 1_000));
+  return peak;
+}
+
+const quota = (rps: number): EndpointConfig => ({ id: 'quota', url: 'https://rpc.example.com/v2/KEY', tier: 0, requestsPerSecond: rps, burstCapacity: rps, kinds: ['read'] });
+
+describe('fleet mode: one quota for many processes', () => {
+  it('two processes never exceed the quota by more than one lease each, and most calls make no store round trip', async () => {
+    const clock = createFakeClock();
+    const backend = createMemoryBackend(clock);
+    const members = [member(clock, backend, 'a', [quota(100)]), member(clock, backend, 'b', [quota(100)])];
+    await drive(clock, members, 3_000);
+    const lease = 10; // 100 ms of 100 req/s
+    expect(members.flatMap((m) => m.failures)).toEqual([]);
+    // The first second holds the burst (100) plus one second of refill; after it, the rate.
+    expect(inWindow(members, 0, 1_000)).toBeLessThanOrEqual(100 + 100 + 2 * lease);
+    expect(peakPerSecond(members, 1_000, 3_000)).toBeLessThanOrEqual(100 + 2 * lease);
+    expect(inWindow(members, 1_000, 3_000)).toBeGreaterThanOrEqual(0.9 * 200);
+    // Both processes get a fair part of the quota: no process hoards leases while the other waits.
+    const total = inWindow(members, 1_000, 3_000);
+    for (const m of members) expect(inWindow([m], 1_000, 3_000)).toBeGreaterThanOrEqual(0.25 * total);
+    // Saturated (calls wait for tokens): a contended bucket is leased in batches and nobody tops up
+    // ahead of need, so there are far fewer round trips than calls (about one per 3 calls here).
+    const calls = inWindow(members, 0, 3_000);
+    expect(backend.commands['take']).toBeLessThan(calls / 2.5);
+  });
+
+  it('below the quota, a lease serves many calls: one store round trip per half lease', async () => {
+    const clock = createFakeClock();
+    const backend = createMemoryBackend(clock);
+    const members = [member(clock, backend, 'a', [quota(2_000)]), member(clock, backend, 'b', [quota(2_000)])];
+    await drive(clock, members, 2_000, 4); // 4 × 200 calls/s per process (5 ms each): 1 600/s, under 2 000/s
+    const calls = inWindow(members, 0, 2_000);
+    expect(calls).toBeGreaterThan(3_000);
+    expect(members.flatMap((m) => m.failures)).toEqual([]);
+    // A lease is 200 tokens (100 ms of quota), topped up at 100 left: one take per ~100 calls.
+    expect(backend.commands['take']).toBeLessThanOrEqual(calls / 80);
+  });
+
+  it('when the store goes down each process keeps its share, starting empty, no call fails, and shared mode resumes when it returns', async () => {
+    const clock = createFakeClock();
+    const backend = createMemoryBackend(clock);
+    const members = [member(clock, backend, 'a', [quota(100)]), member(clock, backend, 'b', [quota(100)])];
+    const run = drive(clock, members, 6_000);
+    await clock.advance(1_500); // heartbeats: both members known
+    backend.set('down');
+    await clock.advance(2_500);
+    const takesWhileDown = backend.commands['take'];
+    backend.set('up');
+    await run;
+    expect(members.flatMap((m) => m.failures)).toEqual([]);
+    for (const m of members) {
+      expect(m.events.filter((e) => e.type === 'mode').map((e) => e.type === 'mode' && [e.mode, e.reason, e.members])).toEqual([
+        ['local', 'unreachable', 2],
+        ['shared', 'recovered', 2],
+      ]);
+    }
+    // Starting EMPTY: in the first 100 ms only what was left of the leases (≤ 10 each) and 100 ms of the shares (5 each).
+    expect(inWindow(members, 1_500, 1_600)).toBeLessThanOrEqual(2 * 10 + 2 * 5 + 2);
+    // Local shares: 50 req/s each — the quota, never the full quota per process.
+    expect(peakPerSecond(members, 1_500, 4_000)).toBeLessThanOrEqual(100 + 2 * 10);
+    expect(inWindow(members, 2_000, 4_000)).toBeGreaterThanOrEqual(0.9 * 200);
+    for (const m of members) expect(inWindow([m], 2_000, 4_000)).toBeLessThanOrEqual(2 * 50 + 1);
+    // Back in shared mode: leases again, and still within the quota.
+    expect(backend.commands['take']).toBeGreaterThan(takesWhileDown! + 10);
+    expect(peakPerSecond(members, 4_000, 6_000)).toBeLessThanOrEqual(100 + 2 * 10);
+  });
+
+  it('unreachable from the start: each process takes quota ÷ expectedMembers, never the whole quota', async () => {
+    const clock = createFakeClock();
+    const backend = createMemoryBackend(clock);
+    backend.set('down');
+    const m = member(clock, backend, 'a', [quota(40)], {}, { expectedMembers: 4 });
+    await drive(clock, [m], 2_000);
+    expect(m.failures).toEqual([]);
+    // 10 req/s from an empty bucket: 20 in 2 s (a full quota would be 40 + 80).
+    expect(inWindow([m], 0, 2_000)).toBeGreaterThanOrEqual(18);
+    expect(inWindow([m], 0, 2_000)).toBeLessThanOrEqual(21);
+    expect(m.events[0]).toMatchObject({ type: 'mode', mode: 'local', reason: 'unreachable', members: 4 });
+  });
+
+  it('a store that hangs holds a call no longer than commandTimeoutMs, then the local share serves it', async () => {
+    const clock = createFakeClock();
+    const backend = createMemoryBackend(clock);
+    const m = member(clock, backend, 'a', [quota(10)], {}, { leaseMs: 100, expectedMembers: 2 });
+    await clock.advance(1_100); // first lease (1 token) and a heartbeat: 1 member
+    backend.set('hang');
+    const first = m.pool.request('getSlot'); // spends the lease; its top-up hangs
+    await clock.advance(5);
+    await first;
+    const started = clock.now();
+    const call = m.pool.request('getSlot', [], { timeoutMs: 1_000 });
+    let endedAt = -1;
+    void call.then(() => (endedAt = clock.now()));
+    await clock.advance(1_000);
+    backendsToRelease.push(backend);
+    await call;
+    // 45 ms more of the top-up's 50 ms timeout, then the share (10 req/s ÷ 1 member) from empty: a token after 100 ms, 5 ms to answer.
+    expect(endedAt - started).toBeGreaterThanOrEqual(45 + 100);
+    expect(endedAt - started).toBeLessThanOrEqual(45 + 100 + 5 + 1);
+    expect(m.events.filter((e) => e.type === 'mode')).toMatchObject([{ mode: 'local', reason: 'timeout' }]);
+    backend.set('up');
+    await clock.advance(100);
+    expect(m.events.filter((e) => e.type === 'mode')).toMatchObject([{ mode: 'local' }, { mode: 'shared', reason: 'recovered' }]);
+    // The top-up that hung was answered late: its token was taken from the fleet, so it is used, not lost.
+    expect(m.pool.snapshot().roles[0]?.tokens).toBe(1);
+  });
+
+  it('close() stops every fleet timer', async () => {
+    const clock = createFakeClock();
+    const backend = createMemoryBackend(clock);
+    const m = member(clock, backend, 'a', [quota(10)]);
+    await clock.advance(2_000);
+    await m.pool.close();
+    await m.fleet.close();
+    expect(clock.pendingTimers).toBe(0);
+  });
+});
+
+describe('fleet mode: knowledge shared between processes', () => {
+  const twoEndpoints: EndpointConfig[] = [
+    { id: 'main', url: 'https://main.example.com/KEY', tier: 0 },
+    { id: 'other', url: 'https://other.example.org/KEY', tier: 0 },
+  ];
+
+  it('a 429 with Retry-After seen by one process cools that role in every process within one poll interval', async () => {
+    const clock = createFakeClock();
+    const backend = createMemoryBackend(clock);
+    let limited = false;
+    const rateLimit: Script = (_request, id) => {
+      if (clock.now() < 500 || limited) return ok(1, id);
+      limited = true;
+      return { type: 'response', status: 429, headers: { 'retry-after': '2' }, body: '' } satisfies RawOutcome;
+    };
+    const a = member(clock, backend, 'a', twoEndpoints, { main: rateLimit });
+    const b = member(clock, backend, 'b', twoEndpoints);
+    await drive(clock, [a, b], 3_500, 2);
+    const at = a.arrivals.find((x) => x.endpointId === 'main' && x.atMs >= 500)!.atMs;
+    expect(limited).toBe(true);
+    // Process b stops within one poll interval (50 ms) and stays off for the 2 s…
+    expect(inWindow([b], at + 55, at + 2_000, 'main')).toBe(0);
+    expect(inWindow([a], at + 1, at + 2_000, 'main')).toBe(0);
+    // …then comes back; meanwhile the other endpoint served.
+    expect(inWindow([b], at + 2_000, at + 2_500, 'main')).toBeGreaterThan(0);
+    expect(inWindow([b], at + 55, at + 2_000, 'other')).toBeGreaterThan(50);
+    expect(b.events).toContainEqual(expect.objectContaining({ type: 'adopted', topic: 'cooldown', endpointIds: ['main'] }));
+    expect([...a.failures, ...b.failures]).toEqual([]);
+  });
+
+  it('a burst of 429s (many calls in flight) is told to the fleet once, not once per call', async () => {
+    const clock = createFakeClock();
+    const backend = createMemoryBackend(clock);
+    const limited: Script = { type: 'response', status: 429, headers: { 'retry-after': '2' }, body: '' };
+    const a = member(clock, backend, 'a', twoEndpoints, { main: limited }, { balance: false });
+    const calls = Array.from({ length: 8 }, () => a.pool.request('getSlot', [], { endpoint: 'main', timeoutMs: 100 }).catch(() => undefined));
+    await clock.advance(200);
+    await Promise.all(calls);
+    expect(a.arrivals.filter((x) => x.endpointId === 'main').length).toBe(8);
+    expect(backend.commands['share']).toBe(1);
+  });
+
+  it('an endpoint one process benches (HTML answers) leaves rotation in the others too', async () => {
+    const clock = createFakeClock();
+    const backend = createMemoryBackend(clock);
+    const html: Script = (_request, id) =>
+      clock.now() < 300 ? ok(1, id) : ({ type: 'response', status: 200, headers: { 'content-type': 'text/html' }, body: '<html>blocked</html>' } satisfies RawOutcome);
+    // 'other' first (tier 0): every call of a meets its HTML, until a benches it.
+    const endpoints: EndpointConfig[] = [
+      { id: 'other', url: 'https://other.example.org/KEY', tier: 0 },
+      { id: 'main', url: 'https://main.example.com/KEY', tier: 1 },
+    ];
+    const a = member(clock, backend, 'a', endpoints, { other: html });
+    const b = member(clock, backend, 'b', endpoints);
+    await drive(clock, [a, b], 2_000, 2);
+    const benched = b.events.find((e) => e.type === 'adopted' && e.topic === 'bench');
+    expect(benched).toMatchObject({ endpointIds: ['other'] });
+    // b never saw a bad answer from 'other', yet stops using it once a's bench arrives.
+    expect(inWindow([b], benched!.atMs + 1, 2_000, 'other')).toBe(0);
+    expect(inWindow([b], benched!.atMs + 1, 2_000, 'main')).toBeGreaterThan(50);
+    expect(b.pool.snapshot().endpoints.find((e) => e.endpointId === 'other')?.reputation?.cooldownRemainingMs).toBeGreaterThan(200_000);
+  });
+
+  it('a process that joins later adopts the chain verdict already reached, without a check of its own', async () => {
+    const clock = createFakeClock();
+    const backend = createMemoryBackend(clock);
+    const chainId: Script = (_request, id) => ok('0x1', id);
+    const a = member(clock, backend, 'a', [{ id: 'main', url: 'https://main.example.com/KEY', tier: 0 }], { main: chainId }, { expectedChain: { chainId: 1 } });
+    const first = a.pool.request('eth_blockNumber');
+    await clock.advance(50);
+    await first;
+    const b = member(clock, backend, 'b', [{ id: 'main', url: 'https://main.example.com/KEY', tier: 0 }], { main: chainId }, { expectedChain: { chainId: 1 } });
+    await clock.advance(10);
+    const second = b.pool.request('eth_blockNumber');
+    await clock.advance(50);
+    await second;
+    expect(a.arrivals.length).toBe(2); // eth_chainId, eth_blockNumber
+    expect(b.arrivals.length).toBe(1); // eth_blockNumber only
+    expect(b.events).toContainEqual(expect.objectContaining({ type: 'adopted', topic: 'chain', endpointIds: ['main'] }));
+    expect(b.pool.snapshot().endpoints[0]?.chain).toBe('verified');
+  });
+});
