@@ -8,6 +8,8 @@ import { badPollScheduleField } from '../retry/poll-schedule.js';
 import { assertBlockhash } from './chain-state.js';
 import { assertSignature } from './transactions.js';
 import type { SignatureStatus, SolanaTransactionError } from './transaction-schemas.js';
+import { onSignature } from '../subscriptions/solana-helpers.js';
+import type { Subscriber } from '../subscriptions/mapped.js';
 
 /** Options of `waitForSignature`. */
 export interface WaitForSignatureOptions {
@@ -25,6 +27,14 @@ export interface WaitForSignatureOptions {
   readonly poll?: SignaturePollSchedule;
   /** @default the real clock */
   readonly clock?: Clock;
+  /**
+   * Also listen on a `signatureSubscribe` subscription when the requester can subscribe (an
+   * `HttpTransportPool` with WebSocket endpoints): the confirmation arrives the moment a node
+   * notifies it, and survives a dropped socket (the subscription is rebound and re-checked).
+   * Polling goes on beside it, because only polling can prove expiry; a subscription that
+   * cannot be opened is simply not used. @default true
+   */
+  readonly subscribe?: boolean;
 }
 
 /**
@@ -117,19 +127,46 @@ export async function waitForSignature(
   const { commitment, timeoutMs, evidence } = checkWaitOptions(options);
   const clock = options.clock ?? systemClock;
   const { signal } = options;
+  // One signal ends both ways of waiting: the caller's, or the end of the race.
+  const race = new AbortController();
+  const stop = () => race.abort(signal?.reason);
+  signal?.addEventListener('abort', stop, { once: true });
   try {
     if (signal?.aborted === true) throw signal.reason;
-    return await pollSignature(requester, signature, {
+    const polling = pollSignature(requester, signature, {
       commitment,
       deadlineMs: clock.now() + timeoutMs,
       timeoutMs,
       evidence,
       schedule: options.poll,
-      signal,
+      signal: race.signal,
       clock,
     });
+    const notified = options.subscribe === false ? undefined : confirmedBySubscription(requester, signature, commitment, race.signal);
+    return await (notified === undefined ? polling : Promise.race([polling, notified]));
   } catch (error) {
     if (error instanceof TransportError || signal?.aborted !== true) throw error;
     throw new TransportError('ABORTED', 'waitForSignature was aborted by the caller', { context: {}, cause: error });
+  } finally {
+    signal?.removeEventListener('abort', stop);
+    race.abort();
   }
+}
+
+/**
+ * `confirmed` from a signature subscription, or a promise that never settles when the
+ * requester cannot subscribe or the subscription fails (polling then decides alone).
+ */
+function confirmedBySubscription(
+  requester: RpcRequester,
+  signature: string,
+  commitment: SolanaCommitment,
+  signal: AbortSignal,
+): Promise<WaitForSignatureReturnType> | undefined {
+  const subscriber = requester as RpcRequester & Partial<Subscriber>;
+  if (typeof subscriber.subscribe !== 'function') return undefined;
+  return onSignature(subscriber as RpcRequester & Subscriber, signature, { commitment, signal }).then(
+    (confirmation) => ({ status: 'confirmed', signature, slot: confirmation.slot, err: confirmation.err as SolanaTransactionError | null, confirmationStatus: commitment }),
+    () => new Promise<never>(() => undefined),
+  );
 }

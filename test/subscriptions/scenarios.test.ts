@@ -154,6 +154,27 @@ describe('signature confirmation across a dropped socket', () => {
     await expect(confirmed).resolves.toEqual({ slot: 310n, err: null, via: 'notification' });
   });
 
+  it('waitForSignature uses the subscription: a notified confirmation ends the wait though getSignatureStatuses never finds it', async () => {
+    const a = await node({ fixtures: [statuses(null)] });
+    const pool = poolOf([{ id: 'a', url: a.url, wsUrl: a.wsUrl! }]);
+    const sol = createSolanaClient(pool);
+    const waiting = sol.waitForSignature(SIGNATURE, { commitment: 'confirmed', timeoutMs: 10_000 });
+    await until(() => a.ws!.subscriptions('signatureSubscribe') === 1, 5_000, 'subscribed');
+    expect(a.ws!.notify('signatureSubscribe', { context: { slot: 310 }, value: { err: null } })).toBe(1);
+    await expect(waiting).resolves.toEqual({ status: 'confirmed', signature: SIGNATURE, slot: 310n, err: null, confirmationStatus: 'confirmed' });
+    // The wait's subscription is gone from the node once it ended.
+    await until(() => a.ws!.subscriptions('signatureSubscribe') === 0, 5_000, 'unsubscribed');
+  });
+
+  it('waitForSignature with subscribe: false only polls (and a node that never finds the transaction ends it unknown)', async () => {
+    const a = await node({ fixtures: [statuses(null)] });
+    const pool = poolOf([{ id: 'a', url: a.url, wsUrl: a.wsUrl! }]);
+    const outcome = await createSolanaClient(pool).waitForSignature(SIGNATURE, { timeoutMs: 500, subscribe: false, poll: { initialIntervalMs: 100, maxIntervalMs: 100 } });
+    expect(outcome).toMatchObject({ status: 'unknown', lastStatus: null });
+    expect(a.ws!.upgrades).toBe(0);
+    expect(a.count('getSignatureStatuses')).toBeGreaterThanOrEqual(2);
+  });
+
   it('an already confirmed transaction resolves from the first status check', async () => {
     const a = await node({ fixtures: [statuses('finalized')] });
     const pool = poolOf([{ id: 'a', url: a.url, wsUrl: a.wsUrl! }]);
