@@ -21,10 +21,14 @@ import { describeWithBinary } from '../helpers/system-binary.js';
 
 /**
  * Budget for the browser bundle of pool + Solana client (`getBalance`), minified and gzipped
- * (level 9): 125 KiB. Measured at 113.4 KiB when set (tldts' public-suffix list ≈ 40 % of the
- * minified bytes, zod ≈ 28 %, sturdy-rpc ≈ 27 %). Exceeding it fails this test.
+ * (level 9): 155 KiB. Set at 125 KiB when measured at 113.4 KiB; raised on purpose to 155 KiB
+ * when the pool gained endpoint health, subscriptions, batching and coalescing and the Solana
+ * client its 16 typed calls and subscription helpers (measured 144.8 KiB then: tldts' public
+ * suffix list ≈ 29 % of the minified bytes, zod ≈ 23 %, sturdy-rpc ≈ 44 %). `tldts-icann`
+ * would save ~17 KiB but cannot tell a real suffix from its catch-all rule (`<key>.local`
+ * would become an operator), so it is not an option. Exceeding the budget fails this test.
  */
-const GZIP_BUDGET_BYTES = 125 * 1024;
+const GZIP_BUDGET_BYTES = 155 * 1024;
 
 /** Every public sub-path a browser or edge user imports (`sturdy-rpc/testing` is Node-only: it starts servers). */
 const BROWSER_SUBPATHS = ['sturdy-rpc', 'sturdy-rpc/solana', 'sturdy-rpc/evm', 'sturdy-rpc/fetch', 'sturdy-rpc/viem', 'sturdy-rpc/kit', 'sturdy-rpc/ethers', 'sturdy-rpc/testing/msw'];
