@@ -30,6 +30,7 @@ export interface FaultClientFactory {
 
 function sturdyPool(urls: readonly string[], guarded: boolean): HttpTransportPool {
   return new HttpTransportPool({
+    coalesce: false, // the peers compared here do not coalesce: every call is its own request
     // Each port stands for a different provider (on loopback they would share one operator).
     endpoints: urls.map((url, i) => ({ id: `e${i}`, url, operator: `op${i}`, requestTimeoutMs: TIMEOUT_MS })),
     chain: 'evm',

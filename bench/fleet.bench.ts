@@ -89,14 +89,14 @@ export async function benchFleet(options: FleetBenchOptions): Promise<{ results:
     const server = await startFaultServer(1);
     await server.configure({ baseDelayMs: 0, ports: [] });
     const endpoint = { id: 'node', url: server.urls[0]!, tier: 0, requestsPerSecond: 1_000_000, burstCapacity: 1_000_000, maxConcurrentRequests: 64 };
-    const alone = new HttpTransportPool({ endpoints: [endpoint], hedge: false });
+    const alone = new HttpTransportPool({ endpoints: [endpoint], hedge: false, coalesce: false });
     const admin = await client(redis.url);
     clients.push(admin);
     const fleetClient = await client(redis.url);
     clients.push(fleetClient);
     const fleet = createRedisFleet({ redis: fleetClient, namespace: 'bench' });
     fleets.push(fleet);
-    const inFleet = new HttpTransportPool({ endpoints: [endpoint], hedge: false, fleet });
+    const inFleet = new HttpTransportPool({ endpoints: [endpoint], hedge: false, coalesce: false, fleet });
     await throughput(alone, 64, 300);
     await throughput(inFleet, 64, 300);
     const ratios: number[] = [];
@@ -148,7 +148,7 @@ export async function benchFleet(options: FleetBenchOptions): Promise<{ results:
       clients.push(memberClient);
       const memberFleet = createRedisFleet({ redis: memberClient, namespace: 'bench-quota', memberId: `member-${i}` });
       fleets.push(memberFleet);
-      pools.push(new HttpTransportPool({ endpoints: [{ id: 'quota', url: quotaUrl, tier: 0, requestsPerSecond: options.quota, burstCapacity: options.quota }], hedge: false, fleet: memberFleet }));
+      pools.push(new HttpTransportPool({ endpoints: [{ id: 'quota', url: quotaUrl, tier: 0, requestsPerSecond: options.quota, burstCapacity: options.quota }], hedge: false, coalesce: false, fleet: memberFleet }));
     }
     const started = performance.now();
     const end = started + options.quotaRunMs;

@@ -43,6 +43,7 @@ interface LagClient {
 
 function sturdyPool(urls: readonly string[], health: HealthSettings | false): { pool: HttpTransportPool; probes: number[] } {
   const pool = new HttpTransportPool({
+    coalesce: false, // the peers compared here do not coalesce: every call is its own request
     endpoints: urls.map((url, i) => ({ id: `e${i}`, url, operator: `op${i}`, requestTimeoutMs: TIMEOUT_MS })),
     chain: 'evm',
     health,

@@ -89,6 +89,7 @@ type Setup = { readonly name: string; readonly attach: (pool: HttpTransportPool)
 async function benchCpu(setups: readonly Setup[], rounds: number, calls: number): Promise<ObservabilityCpuResult[]> {
   const pools = setups.map(({ name, attach }) => {
     const pool = new HttpTransportPool({
+      coalesce: false, // every call its own request, so the rounds compare exporters, not coalescing
       endpoints: [0, 1, 2, 3].map((i) => ({ id: `e${i}`, url: `http://127.0.0.1:${9000 + i}/`, operator: `op${i}` })),
       chain: 'evm',
       executor: memoryExecutor,
@@ -172,6 +173,7 @@ export async function benchObservability(options: ObservabilityBenchOptions): Pr
   const server = await startFaultServer(4);
   const newPool = () =>
     new HttpTransportPool({
+      coalesce: false, // every call its own request, so the rounds compare exporters, not coalescing
       endpoints: server.urls.map((u, i) => ({ id: `e${i}`, url: u, operator: `op${i}`, maxConcurrentRequests: 64 })),
       chain: 'evm',
     });

@@ -64,6 +64,7 @@ function rawUndici(url: string): Client {
 
 function sturdy(urls: readonly string[]): Client & { pool: HttpTransportPool } {
   const pool = new HttpTransportPool({
+    coalesce: false, // the peers compared here do not coalesce: every call is its own request
     endpoints: urls.map((url, i) => ({ id: `e${i}`, url, operator: `op${i}`, requestTimeoutMs: TIMEOUT_MS })),
     chain: 'evm',
   });

@@ -61,7 +61,8 @@ function member(
       ]),
     ),
   );
-  const pool = new HttpTransportPool({ endpoints, executor, clock, random: createSeededRandom(7), fleet, hedge: false, ...options });
+  // Every call is its own request here (the quota counts requests): identical concurrent reads are not coalesced.
+  const pool = new HttpTransportPool({ endpoints, executor, clock, random: createSeededRandom(7), fleet, hedge: false, coalesce: false, ...options });
   const events: FleetEvent[] = [];
   pool.on('fleet', (event) => events.push(event));
   open.pools.push(pool);

@@ -33,7 +33,7 @@ let stopping = false;
 
 async function run(command: Extract<WorkerCommand, { type: 'run' }>) {
   const endpoints = command.endpoints.map((e) => ({ ...e, headers: { 'x-worker': worker } }));
-  pool = new HttpTransportPool({ endpoints, fleet, hedge: false, retry: { maxRetries: 2, initialBackoffMs: 10, maxBackoffMs: 50 } });
+  pool = new HttpTransportPool({ endpoints, fleet, hedge: false, coalesce: false, retry: { maxRetries: 2, initialBackoffMs: 10, maxBackoffMs: 50 } });
   pool.on('fleet', (event) => send(event.type === 'mode' ? { type: 'fleet', mode: event.mode, reason: event.reason } : { type: 'fleet', topic: event.topic, endpointIds: event.endpointIds }));
   stopping = false;
   let ok = 0;
