@@ -9,7 +9,9 @@ Runs an offline demo: fake Solana nodes with faults on loopback (healthy, rate-l
 Retry-After, resetting connections, slow, wrong chain, one that falls 300 slots behind for a
 while and catches up), one pool, a mixed workload of reads
 and sends; prints a per-endpoint table and the totals (success rate, p50/p99, duplicate
-sends — always 0).
+sends — always 0). Two nodes also speak WebSocket and carry live slot subscriptions
+(onSlot) through the same pool; one goes silent for a while: a second table shows the
+subscriptions that rebound away from it and the gaps (missed slots) reported.
 
 Options:
   --duration <seconds>  how long the workload runs (default 10)
@@ -17,7 +19,7 @@ Options:
   --concurrency <n>     calls in flight, 1-1024 (default 16)
   --json                print the report as JSON: { seed, durationMs, calls, succeeded,
                         successRate, p50Ms, p99Ms, sends, ambiguousSends, duplicateSends, hedges, longestGapMs,
-                        excludedForWrongChain[], failuresByCode{}, endpoints[] }
+                        excludedForWrongChain[], failuresByCode{}, endpoints[], subscriptions{} }
   -h, --help            show this help
 
 Exit codes: 0 no duplicate sends; 1 otherwise; 2 bad arguments.`;
@@ -47,7 +49,28 @@ function printDemo(report: DemoReport): void {
   console.log(`calls ${report.calls}, succeeded ${report.succeeded} (${pct(report.successRate)}), p50 ${report.p50Ms.toFixed(1)} ms, p99 ${report.p99Ms.toFixed(1)} ms`);
   console.log(`hedged reads ${report.hedges}, longest time without a completed call ${report.longestGapMs} ms`);
   console.log(`sends ${report.sends}, ambiguous (reported to the caller, not resent) ${report.ambiguousSends}, duplicate sends at the nodes ${report.duplicateSends}`);
+  printSubscriptions(report);
   if (Object.keys(report.failuresByCode).length > 0) console.log(`failures by code: ${JSON.stringify(report.failuresByCode)}`);
+}
+
+function printSubscriptions(report: DemoReport): void {
+  const s = report.subscriptions;
+  if (s.subscriptions === 0) {
+    console.log(`slot subscriptions: none opened${s.error === null ? ' (no WebSocket: install the ws package)' : ` (${s.error})`}`);
+    return;
+  }
+  console.log('');
+  console.log(
+    formatTable(
+      ['endpoint', 'websocket', 'subscriptions at end', 'rebound away', 'gaps', 'slots missed'],
+      report.endpoints.filter((r) => r.subscriptions !== null).map((r) => [r.endpoint, r.websocket, r.subscriptions ?? '-', r.reboundAway ?? '-', r.gaps ?? '-', r.missedSlots ?? '-']),
+    ),
+  );
+  const reasons = Object.entries(s.rebindReasons).map(([reason, n]) => `${reason} ${n}`).join(', ');
+  console.log('');
+  console.log(
+    `slot subscriptions ${s.subscriptions}: notifications ${s.notifications}, rebinds ${s.rebinds}${reasons === '' ? '' : ` (${reasons})`}, gaps ${s.gaps} (${s.missedSlots} slots), slots delivered twice ${s.duplicateSlots}, skipped without a gap ${s.unannouncedSkips}`,
+  );
 }
 
 export const demoCommand: CliCommand = {

@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Clock } from '../clock.js';
 import { solanaSignatureFromSendParams } from '../jsonrpc/transaction-id.js';
 import { SOLANA_GENESIS_HASHES } from '../solana/clusters.js';
+import { attachFixtureWebSocket, type FixtureWebSocket } from '../testing/fixture-websocket.js';
 
 /** How one demo node misbehaves. */
 export type DemoFault =
@@ -25,6 +27,10 @@ export interface DemoNode {
   resets: number;
   /** How far behind the chain this node answers now, in slots (the demo moves it for a `lagging` node). */
   lagSlots: number;
+  /** `ws://…` on the same port when the node speaks WebSocket (a slot ticker every 400 ms, in step with `getSlot`). */
+  readonly wsUrl: string | undefined;
+  /** The WebSocket side's faults (`setSilent`, `drop`); undefined without WebSocket. */
+  readonly ws: FixtureWebSocket | undefined;
   close(): Promise<void>;
 }
 
@@ -52,17 +58,23 @@ function answer(method: string, params: unknown[], fault: DemoFault, slot: numbe
   }
 }
 
+const SLOT_MS = 400;
+const slotAt = (nowMs: number) => 300_000_000 + Math.floor(nowMs / SLOT_MS);
+
 /**
  * Starts one fake Solana node on 127.0.0.1 with the given fault. Sends are recorded in
  * `ledger` when the node processes them — including those whose connection it then
- * resets — so the demo can count duplicate sends as a server would.
+ * resets — so the demo can count duplicate sends as a server would. With `websocket`, the
+ * fixture server's WebSocket side answers subscriptions on the same port (needs `ws`; without
+ * it the node stays HTTP-only).
  */
-export function startDemoNode(name: string, fault: DemoFault, ledger: SendLedger, nowMs: () => number): Promise<DemoNode> {
+export async function startDemoNode(name: string, fault: DemoFault, ledger: SendLedger, clock: Clock, websocket = false): Promise<DemoNode> {
+  const nowMs = () => clock.now();
   const sockets = new Set<Socket>();
   let windowStart = 0;
   let inWindow = 0;
   let resetCounter = 0;
-  const node: DemoNode = { name, fault, url: '', received: 0, rateLimited: 0, resets: 0, lagSlots: 0, close: () => Promise.resolve() };
+  const node: DemoNode = { name, fault, url: '', received: 0, rateLimited: 0, resets: 0, lagSlots: 0, wsUrl: undefined, ws: undefined, close: () => Promise.resolve() };
 
   const handle = (req: IncomingMessage, res: ServerResponse, body: string) => {
     node.received++;
@@ -98,7 +110,7 @@ export function startDemoNode(name: string, fault: DemoFault, ledger: SendLedger
       req.socket.resetAndDestroy();
       return;
     }
-    const result = answer(method, params, fault, 300_000_000 + Math.floor(nowMs() / 400) - node.lagSlots);
+    const result = answer(method, params, fault, slotAt(nowMs()) - node.lagSlots);
     const payload =
       result === undefined
         ? { jsonrpc: '2.0', id: request.id, error: { code: -32601, message: 'Method not found' } }
@@ -118,20 +130,22 @@ export function startDemoNode(name: string, fault: DemoFault, ledger: SendLedger
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  return new Promise((resolve, reject) => {
+  const port = await new Promise<number>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      resolve(
-        Object.assign(node, {
-          url: `http://127.0.0.1:${port}/`,
-          close: () =>
-            new Promise<void>((done) => {
-              for (const socket of sockets) socket.destroy();
-              server.close(() => done());
-            }),
-        }),
-      );
-    });
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+  const ws = websocket
+    ? await attachFixtureWebSocket(server, { slotIntervalMs: SLOT_MS, startSlot: slotAt(nowMs()) }, { clock, log: () => undefined }).catch(() => undefined)
+    : undefined;
+  return Object.assign(node, {
+    url: `http://127.0.0.1:${port}/`,
+    wsUrl: ws === undefined ? undefined : `ws://127.0.0.1:${port}/`,
+    ws,
+    close: () =>
+      new Promise<void>((done) => {
+        ws?.close();
+        for (const socket of sockets) socket.destroy();
+        server.close(() => done());
+      }),
   });
 }

@@ -5,6 +5,7 @@ import { HttpTransportPool } from '../pool/http-transport-pool.js';
 import { createSolanaClient } from '../solana/client.js';
 import { SOLANA_GENESIS_HASHES } from '../solana/clusters.js';
 import { startDemoNode, type DemoFault, type DemoNode, type SendLedger } from './demo-nodes.js';
+import { watchSlots, type DemoSubscriptionTally, type DemoSubscriptionTotals } from './demo-subscriptions.js';
 import { admissionStateOf } from './admission-state.js';
 
 export interface DemoOptions {
@@ -41,6 +42,15 @@ export interface DemoEndpointRow {
   /** How long the pool kept it out of rotation for lagging, in ms. */
   readonly laggingMs: number;
   readonly state: string;
+  /** The node's WebSocket side: `-` (none), `steady`, or `silent 15–50 %` (of the run; pings still answered). */
+  readonly websocket: string;
+  /** Slot subscriptions on it when the workload ended (null: no WebSocket). */
+  readonly subscriptions: number | null;
+  /** Slot subscriptions that rebound away from it, as their caller saw (`rebind` items). */
+  readonly reboundAway: number | null;
+  /** `gap` items for slots missed while a subscription was on it, and how many slots they name. */
+  readonly gaps: number | null;
+  readonly missedSlots: number | null;
 }
 
 export interface DemoReport {
@@ -61,6 +71,8 @@ export interface DemoReport {
   /** The longest time in which no call completed, in ms: the demo never freezes while a node is slow. */
   readonly longestGapMs: number;
   readonly endpoints: readonly DemoEndpointRow[];
+  /** The live slot subscriptions (`onSlot`) on the WebSocket nodes, as their caller saw them. */
+  readonly subscriptions: DemoSubscriptionTotals;
 }
 
 const FAULTS: readonly (readonly [string, DemoFault])[] = [
@@ -74,6 +86,11 @@ const FAULTS: readonly (readonly [string, DemoFault])[] = [
 /** The `lagging` node falls this far behind from 25 % to 60 % of the run, then catches up. */
 const LAG_SLOTS = 300;
 const LAG_WINDOW = [0.25, 0.6] as const;
+/** Nodes that also speak WebSocket; the `silent` one stops notifying from 15 % to 50 % of the run (pings still answered). */
+const WEBSOCKET: Readonly<Record<string, 'steady' | 'silent'>> = { healthy: 'silent', 'rate-limited': 'steady' };
+const SILENT_WINDOW = [0.15, 0.5] as const;
+/** Live `onSlot` subscriptions the demo opens through its pool. */
+const SLOT_SUBSCRIPTIONS = 4;
 
 const ADDRESS = 'Vote111111111111111111111111111111111111111';
 
@@ -90,21 +107,36 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+function subscriptionColumns(node: DemoNode, tally: DemoSubscriptionTally | undefined) {
+  const mode = WEBSOCKET[node.name];
+  if (node.wsUrl === undefined || mode === undefined) return { websocket: '-', subscriptions: null, reboundAway: null, gaps: null, missedSlots: null };
+  const percent = (x: number) => Math.round(x * 100);
+  return {
+    websocket: mode === 'silent' ? `silent ${percent(SILENT_WINDOW[0])}–${percent(SILENT_WINDOW[1])} %` : 'steady',
+    subscriptions: tally?.subscriptions ?? 0,
+    reboundAway: tally?.reboundAway ?? 0,
+    gaps: tally?.gaps ?? 0,
+    missedSlots: tally?.missedSlots ?? 0,
+  };
+}
+
 /**
  * The offline demo: six fake Solana nodes on loopback (healthy, rate-limiting with
  * Retry-After, resetting connections after processing, slow, wrong chain, and one that falls
  * 300 slots behind for a while and catches up) and a mixed workload of reads and sends
  * through one pool, whose chain guard keeps the wrong chain out and whose head tracking
- * keeps the lagging node out while it lags.
+ * keeps the lagging node out while it lags. Two nodes also speak WebSocket and carry live
+ * `onSlot` subscriptions through the same pool; one goes silent for a while (pings still
+ * answered): its subscriptions rebind to the other with a `gap` for the slots missed.
  */
 export async function runDemo(options: DemoOptions): Promise<DemoReport> {
   const random = createSeededRandom(options.seed);
   const ledger: SendLedger = new Map();
   const nodes: DemoNode[] = [];
   try {
-    for (const [name, fault] of FAULTS) nodes.push(await startDemoNode(name, fault, ledger, () => systemClock.now()));
+    for (const [name, fault] of FAULTS) nodes.push(await startDemoNode(name, fault, ledger, systemClock, WEBSOCKET[name] !== undefined));
     // Each fake node stands for a different provider (on loopback they would share one operator).
-    const endpoints = nodes.map((node) => ({ id: node.name, url: node.url, operator: node.name, requestTimeoutMs: 3_000, maxConcurrentRequests: 8 }));
+    const endpoints = nodes.map((node) => ({ id: node.name, url: node.url, ...(node.wsUrl === undefined ? {} : { wsUrl: node.wsUrl }), operator: node.name, requestTimeoutMs: 3_000, maxConcurrentRequests: 8 }));
 
     // The chain guard asks each endpoint its genesis hash before its first call and excludes the wrong chain.
     const pool = new HttpTransportPool({
@@ -115,6 +147,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
       retry: { maxRetries: 3, initialBackoffMs: 50, maxBackoffMs: 500 },
       // A short demo: probe a node out of rotation every second (default 10 s).
       health: { probeIntervalMs: 1_000 },
+      // A slot stream silent for 2 × 400 ms (at least 500 ms) is dead even while pongs arrive (default 5 ×, ≥ 2 s).
+      subscriptions: { minSilenceMs: 500, silenceFactor: 2 },
     });
     const laggingSince = new Map<string, number>();
     const laggingMs = new Map<string, number>();
@@ -143,6 +177,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     });
     await options.onPool?.(pool);
     const sol = createSolanaClient(pool);
+    // Opened (confirmed by a node) before the workload starts, read as a caller would until it ends.
+    const slots = await watchSlots(sol, nodes.some((node) => node.wsUrl !== undefined) ? SLOT_SUBSCRIPTIONS : 0, options.signal);
+    const silentNode = nodes.find((node) => WEBSOCKET[node.name] === 'silent');
     const latencies: number[] = [];
     const failuresByCode: Record<string, number> = {};
     let calls = 0;
@@ -184,6 +221,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     const ticker = setInterval(() => {
       const elapsedMs = systemClock.now() - started;
       if (laggingNode) laggingNode.lagSlots = elapsedMs >= LAG_WINDOW[0] * options.durationMs && elapsedMs < LAG_WINDOW[1] * options.durationMs ? LAG_SLOTS : 0;
+      silentNode?.ws?.setSilent(elapsedMs >= SILENT_WINDOW[0] * options.durationMs && elapsedMs < SILENT_WINDOW[1] * options.durationMs);
       sampleLag();
       const lag = laggingNode ? pool.snapshot().endpoints.find((e) => e.endpointId === laggingNode.name)?.head?.lag : undefined;
       options.progress?.(
@@ -199,6 +237,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
 
     sampleLag();
     const snapshot = pool.snapshot();
+    const subscriptions = await slots.finish();
     await pool.close();
     for (const [endpointId, since] of laggingSince) laggingMs.set(endpointId, (laggingMs.get(endpointId) ?? 0) + systemClock.now() - since);
     const wrongChain = snapshot.endpoints.filter((e) => e.chain === 'wrong-chain').map((e) => e.endpointId);
@@ -220,6 +259,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
         maxLagSlots: maxLag.get(node.name) ?? null,
         laggingMs: Math.round(laggingMs.get(node.name) ?? 0),
         state: endpoint === undefined ? 'unknown' : admissionStateOf(endpoint, roles.find((r) => r.kind === 'read')),
+        ...subscriptionColumns(node, slots.tally(node.name)),
       };
     });
     latencies.sort((a, b) => a - b);
@@ -239,6 +279,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
       hedges: [...hedgedAway.values()].reduce((sum, n) => sum + n, 0),
       longestGapMs: Math.round(longestGapMs),
       endpoints: rows,
+      subscriptions,
     };
   } finally {
     await Promise.all(nodes.map((node) => node.close()));

@@ -30,6 +30,48 @@ describe('sturdy-rpc demo', () => {
     expect(lagging?.maxLagSlots).toBeGreaterThanOrEqual(200);
     expect(lagging?.laggingMs).toBeGreaterThan(0);
     expect(report.endpoints.find((row) => row.fault === 'healthy')?.laggingMs).toBe(0);
+
+    // Live slot subscriptions on the two WebSocket nodes: the silent one loses every subscription it held (each a
+    // `rebind` for `silent` seen by the caller, followed by a `gap`), the steady one ends with all of them, and the
+    // caller never got a slot twice nor a skipped slot without a gap item.
+    const subs = report.subscriptions;
+    expect(subs.error).toBeNull();
+    expect(subs.subscriptions).toBe(4);
+    const silent = report.endpoints.find((row) => row.websocket.startsWith('silent'))!;
+    const steady = report.endpoints.find((row) => row.websocket === 'steady')!;
+    expect(silent.websocket).toBe('silent 15–50 %');
+    expect(silent.reboundAway).toBeGreaterThanOrEqual(1);
+    expect(silent.gaps).toBe(silent.reboundAway);
+    expect(silent.missedSlots).toBeGreaterThanOrEqual(silent.gaps!);
+    expect(silent.subscriptions).toBe(0);
+    expect(steady).toMatchObject({ subscriptions: 4, reboundAway: 0, gaps: 0, missedSlots: 0 });
+    expect(subs).toMatchObject({ rebinds: silent.reboundAway, rebindReasons: { silent: silent.reboundAway }, gaps: silent.gaps, missedSlots: silent.missedSlots });
+    expect(subs.duplicateSlots).toBe(0);
+    expect(subs.unannouncedSkips).toBe(0);
+    // ~5 slots a second on each of 4 subscriptions for 2 s, minus those missed while silent.
+    expect(subs.notifications).toBeGreaterThanOrEqual(8);
+    for (const row of report.endpoints.filter((r) => r.websocket === '-')) {
+      expect([row.subscriptions, row.reboundAway, row.gaps, row.missedSlots], row.endpoint).toEqual([null, null, null, null]);
+    }
+    // No URL (http or ws, with its port) in anything printed.
+    expect(result.stdout + result.stderr).not.toMatch(/127\.0\.0\.1|ws:\/\/|http:\/\//);
+  }, 15_000);
+
+  it('prints the subscriptions table: per WebSocket endpoint the subscriptions rebound away and the gaps, no URL', async () => {
+    const result = await runCli(['demo', '--duration', '2'], 14_000);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines).toContainEqual(expect.stringMatching(/^endpoint +websocket +subscriptions at end +rebound away +gaps +slots missed$/));
+    const silent = lines.find((line) => line.startsWith('healthy ') && line.includes('silent'));
+    const [, away, gaps, missed] = /^healthy +silent 15–50 % +0 +(\d+) +(\d+) +(\d+)$/.exec(silent ?? '') ?? [];
+    expect(Number(away), silent).toBeGreaterThanOrEqual(1);
+    expect(gaps).toBe(away);
+    expect(Number(missed)).toBeGreaterThanOrEqual(Number(gaps));
+    expect(lines).toContainEqual(expect.stringMatching(/^rate-limited +steady +4 +0 +0 +0$/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(new RegExp(`^slot subscriptions 4: notifications \\d+, rebinds ${away} \\(silent ${away}\\), gaps ${gaps} \\(${missed} slots\\), slots delivered twice 0, skipped without a gap 0$`)),
+    );
+    expect(result.stdout + result.stderr).not.toMatch(/127\.0\.0\.1|ws:\/\/|http:\/\//);
   }, 15_000);
 
   it('rejects a bad --duration with exit code 2 and the usage', async () => {
