@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
+import { parseJsonExact } from '../src/jsonrpc/exact-json.js';
 import { HttpTransportPool } from '../src/pool/http-transport-pool.js';
 import { createFixtureServer } from '../src/testing/fixture-server.js';
 import type { SubscriptionSettings } from '../src/subscriptions/types.js';
@@ -35,8 +36,11 @@ interface Run {
   readonly cpuMicros: number;
 }
 
-/** Raw `ws`: subscribe, JSON.parse every frame, count notifications. */
-async function rawClient(url: string, count: number): Promise<Run> {
+/**
+ * Raw `ws`: subscribe, parse every frame, count notifications. `parse` is `JSON.parse` (rounds
+ * u64s above 2^53) or `parseJsonExact` (the exactness the pool gives every notification).
+ */
+async function rawClient(url: string, count: number, parse: (text: string) => unknown = JSON.parse): Promise<Run> {
   const socket = new WebSocket(url, { perMessageDeflate: false });
   await new Promise((resolve) => socket.once('open', resolve));
   let received = 0;
@@ -45,7 +49,7 @@ async function rawClient(url: string, count: number): Promise<Run> {
   const cpu = process.cpuUsage();
   const done = new Promise<number>((resolve) => {
     socket.on('message', (data) => {
-      const message = JSON.parse(data.toString()) as { params?: { result: { slot: number } } };
+      const message = parse(data.toString()) as { params?: { result: { slot: number } } };
       if (message.params === undefined) return;
       if (received === 0) started = performance.now();
       lastSlot = message.params.result.slot;
@@ -128,6 +132,7 @@ export async function benchSubscriptions(options: SubscriptionBenchOptions) {
   try {
     const raw: Run[] = [];
     const pooled: Run[] = [];
+    const exact: Run[] = [];
     let overflowed = 0;
     for (let round = 0; round < options.rounds; round++) {
       // Alternate the order: the machine's load drifts within a round.
@@ -138,6 +143,7 @@ export async function benchSubscriptions(options: SubscriptionBenchOptions) {
       raw.push(poolFirst ? second : first);
       pooled.push(pool);
       overflowed += pool.overflowed;
+      exact.push(await rawClient(flood.url, options.notifications, parseJsonExact));
     }
     const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
     const ratios = pooled.map((p, i) => p.perSecond / raw[i]!.perSecond);
@@ -153,6 +159,8 @@ export async function benchSubscriptions(options: SubscriptionBenchOptions) {
       rawCpuMicros: median(raw.map((r) => r.cpuMicros)),
       poolCpuMicros: median(pooled.map((r) => r.cpuMicros)),
       cpuRatio: median(cpuRatios),
+      exactCpuMicros: median(exact.map((r) => r.cpuMicros)),
+      exactCpuRatio: median(pooled.map((p, i) => exact[i]!.cpuMicros / p.cpuMicros)),
       overflowed,
       silentToNextMs: { default: silentDefault, lowered: silentLow },
       bytesPerIdleSubscription: bytesPerSubscription,
@@ -166,6 +174,8 @@ export async function benchSubscriptions(options: SubscriptionBenchOptions) {
           ['pool / raw, wall throughput (median of rounds)', results.ratio.toFixed(2), '≥ 0.9'],
           ['client CPU per notification: raw / pool', `${results.rawCpuMicros.toFixed(2)} µs / ${results.poolCpuMicros.toFixed(2)} µs`, ''],
           ['raw CPU ÷ pool CPU (median of rounds)', results.cpuRatio.toFixed(2), '≥ 0.9'],
+          ['raw ws with exact u64 parsing (parseJsonExact, as the pool): CPU per notification', `${results.exactCpuMicros.toFixed(2)} µs`, ''],
+          ['exact raw CPU ÷ pool CPU (median of rounds)', results.exactCpuRatio.toFixed(2), '≥ 0.9'],
           ['items dropped by overflow (bufferSize 1024)', overflowed, '0'],
           ['silent socket → first notification from another endpoint (defaults)', `${Math.round(silentDefault)} ms`, '< 5 000 ms'],
           ['same with minSilenceMs 500, silenceFactor 2', `${Math.round(silentLow)} ms`, ''],
