@@ -14,8 +14,8 @@ export interface RemoteHeadCandidate {
 
 /**
  * False when the head is of the other quantity (the endpoint's known one, else the chain's),
- * not newer than what this process already knows of the endpoint (the newest observation
- * wins, local or remote), or further ahead of the reference tip than the chain can have
+ * older than what this process already knows of the endpoint (the newest observation wins,
+ * local or remote), or further ahead of the reference tip than the chain can have
  * moved since (the tip's own plausibility rule): such a head can neither end a lag verdict
  * nor, by raising the tip, start one.
  */
@@ -27,7 +27,8 @@ export function believeRemoteHead(
 ): boolean {
   const expected = known?.quantity ?? chainQuantity;
   if (expected !== undefined && head.quantity !== expected) return false;
-  if (known !== undefined && known.observedAtMs >= head.observedAtMs) return false;
+  // Equal instants: the later fact (two tells read in one poll are aged alike) is the later observation.
+  if (known !== undefined && known.observedAtMs > head.observedAtMs) return false;
   if (tip === undefined) return true;
   const bounds = TIP_BOUNDS[head.quantity];
   const cap = tip.value + BigInt(Math.ceil((bounds.advancePerSecond * Math.max(0, head.observedAtMs - tip.atMs)) / 1000 + bounds.maxJump));

@@ -237,7 +237,7 @@ export class EndpointHealth implements CandidateFilter {
   /**
    * A head another process observed on endpoint `index`, `ageMs` ago (store clock), taken
    * into the head book as an observation of that endpoint: it may start or end a lag verdict
-   * like a local one. Not believed (false) when it is of the other quantity, not newer than
+   * like a local one. Not believed (false) when it is of the other quantity, older than
    * what this process already knows of the endpoint, or further ahead of the tip than the
    * chain can have moved (the tip's own plausibility rule). Returns true when it changed a
    * verdict.

@@ -243,14 +243,14 @@ describe('head facts: the pure rules', () => {
     expect(decodeHeadFact(0, { quantity: 'slot', head: '1' })).toBeUndefined();
   });
 
-  it('believes only a newer head of the right quantity, within reach of the tip', () => {
+  it('believes only a head not older than what is known, of the right quantity, within reach of the tip', () => {
     const head = { quantity: 'slot' as const, value: 1_000n, observedAtMs: 5_000 };
     expect(believeRemoteHead(head, undefined, 'slot', undefined)).toBe(true);
     expect(believeRemoteHead(head, undefined, 'block', undefined)).toBe(false);
     expect(believeRemoteHead(head, undefined, undefined, undefined)).toBe(true);
     expect(believeRemoteHead(head, { quantity: 'block', observedAtMs: 0 }, undefined, undefined)).toBe(false);
-    expect(believeRemoteHead(head, { quantity: 'slot', observedAtMs: 5_000 }, 'slot', undefined)).toBe(false);
-    expect(believeRemoteHead(head, { quantity: 'slot', observedAtMs: 4_999 }, 'slot', undefined)).toBe(true);
+    expect(believeRemoteHead(head, { quantity: 'slot', observedAtMs: 5_001 }, 'slot', undefined)).toBe(false);
+    expect(believeRemoteHead(head, { quantity: 'slot', observedAtMs: 5_000 }, 'slot', undefined)).toBe(true);
     // 10 slots/s plus 10 000 of slack since the tip was seen 1 s before.
     expect(believeRemoteHead({ ...head, value: 10_010n }, undefined, 'slot', { value: 0n, atMs: 4_000 })).toBe(true);
     expect(believeRemoteHead({ ...head, value: 10_011n }, undefined, 'slot', { value: 0n, atMs: 4_000 })).toBe(false);
