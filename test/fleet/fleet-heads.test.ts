@@ -179,8 +179,11 @@ describe('fleet mode: head observations', () => {
     // B keeps reading (its tip stays fresh) until its next probe of z says it is back.
     for (let s = 0; s < 12; s++) await reads(clock, b, 1, 995);
     expect(stateOf(b, 'z')).toBe('fresh');
-    const ownAtMs = clock.now() - b.pool.snapshot().endpoints.find((e) => e.endpointId === 'z')!.head!.observedAgoMs;
-    const ageOfStale = clock.now() - ownAtMs + 100; // observed 100 ms before B's own last observation
+    const ownAgoMs = () => b.pool.snapshot().endpoints.find((e) => e.endpointId === 'z')!.head!.observedAgoMs;
+    // B's own last observation of z is recent (its reads rotate over x, y, z).
+    for (let i = 0; i < 10 && ownAgoMs() > 300; i++) await reads(clock, b, 1, 0);
+    const ageOfStale = ownAgoMs() + 100; // observed 100 ms before B's own last observation
+    expect(ageOfStale).toBeLessThan(HEAD_FACT_TTL_MS / 2);
     await tellAsRogue(backend, key, { quantity: 'slot', head: String(chain.tip() - 500) }, HEAD_FACT_TTL_MS - ageOfStale);
     await clock.advance(POLL_MS + 5);
     expect(stateOf(b, 'z')).toBe('fresh');
