@@ -108,16 +108,22 @@ function headKeyOfLagging(backend: MemoryBackend): string {
   return told.reduce((low, entry) => (BigInt(entry.fact.data['head'] as string) < BigInt(low.fact.data['head'] as string) ? entry : low)).fact.key;
 }
 
+/** Two processes; z is 200 slots behind; A has read 8 times (and seen z lagging), B nothing. */
+async function twoMembersAfterASawZLagging() {
+  const clock = createFakeClock();
+  const backend = createMemoryBackend(clock);
+  const chain = createChain(clock);
+  chain.lag['z'] = 200;
+  const a = member(clock, backend, chain, 'a', 3);
+  const b = member(clock, backend, chain, 'b', 4);
+  await clock.advance(1);
+  await reads(clock, a, 8);
+  return { clock, backend, chain, a, b };
+}
+
 describe('fleet mode: head observations', () => {
   it('process B excludes an endpoint only process A saw lagging, within one poll interval, without a request of its own to it', async () => {
-    const clock = createFakeClock();
-    const backend = createMemoryBackend(clock);
-    const chain = createChain(clock);
-    chain.lag['z'] = 200;
-    const a = member(clock, backend, chain, 'a', 3);
-    const b = member(clock, backend, chain, 'b', 4);
-    await clock.advance(1);
-    await reads(clock, a, 8);
+    const { clock, backend, a, b } = await twoMembersAfterASawZLagging();
     const seenByA = a.heads.find((e) => e.endpointId === 'z' && e.state === 'lagging');
     expect(seenByA).toBeDefined();
     // B has sent nothing yet; it judges z from A's heads at its next poll.
@@ -194,14 +200,7 @@ describe('fleet mode: head observations', () => {
   });
 
   it('a lagging endpoint is probed about once per interval for the whole fleet, and a fresh head from the prober readmits it everywhere', async () => {
-    const clock = createFakeClock();
-    const backend = createMemoryBackend(clock);
-    const chain = createChain(clock);
-    chain.lag['z'] = 200;
-    const a = member(clock, backend, chain, 'a', 3);
-    const b = member(clock, backend, chain, 'b', 4);
-    await clock.advance(1);
-    await reads(clock, a, 8);
+    const { clock, chain, a, b } = await twoMembersAfterASawZLagging();
     await clock.advance(POLL_MS + 5);
     expect(stateOf(a, 'z')).toBe('lagging');
     expect(stateOf(b, 'z')).toBe('lagging');
