@@ -116,10 +116,6 @@ export class FleetCoordinator implements PoolFleet {
   #start(): void {
     if (this.#pollTimer !== undefined) return;
     void this.#heartbeat();
-    // The log's cursor is set at once (before the join's recall, on the same connection): a
-    // fact told after the recall read the store is then in the log after the cursor, not lost
-    // in the first poll interval.
-    void this.#poll();
     this.#schedulePoll();
     this.#scheduleHeartbeat();
   }

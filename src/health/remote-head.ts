@@ -5,6 +5,9 @@
 import type { HeadQuantity } from './config.js';
 import { TIP_BOUNDS } from './reference-tip.js';
 
+/** Observations this close are taken as simultaneous (the later fact wins), in ms. */
+export const SAME_INSTANT_MS = 10;
+
 export interface RemoteHeadCandidate {
   readonly quantity: HeadQuantity;
   readonly value: bigint;
@@ -27,8 +30,9 @@ export function believeRemoteHead(
 ): boolean {
   const expected = known?.quantity ?? chainQuantity;
   if (expected !== undefined && head.quantity !== expected) return false;
-  // Equal instants: the later fact (two tells read in one poll are aged alike) is the later observation.
-  if (known !== undefined && known.observedAtMs > head.observedAtMs) return false;
+  // Ages are whole ms of the store's clock read at different polls: two tells a moment apart may
+  // come out a ms or two out of order. Within that slack the later fact is the later observation.
+  if (known !== undefined && known.observedAtMs - head.observedAtMs > SAME_INSTANT_MS) return false;
   if (tip === undefined) return true;
   const bounds = TIP_BOUNDS[head.quantity];
   const cap = tip.value + BigInt(Math.ceil((bounds.advancePerSecond * Math.max(0, head.observedAtMs - tip.atMs)) / 1000 + bounds.maxJump));

@@ -251,8 +251,8 @@ describe('head facts: the pure rules', () => {
     expect(believeRemoteHead(head, undefined, 'block', undefined)).toBe(false);
     expect(believeRemoteHead(head, undefined, undefined, undefined)).toBe(true);
     expect(believeRemoteHead(head, { quantity: 'block', observedAtMs: 0 }, undefined, undefined)).toBe(false);
-    expect(believeRemoteHead(head, { quantity: 'slot', observedAtMs: 5_001 }, 'slot', undefined)).toBe(false);
-    expect(believeRemoteHead(head, { quantity: 'slot', observedAtMs: 5_000 }, 'slot', undefined)).toBe(true);
+    expect(believeRemoteHead(head, { quantity: 'slot', observedAtMs: 5_011 }, 'slot', undefined)).toBe(false);
+    expect(believeRemoteHead(head, { quantity: 'slot', observedAtMs: 5_010 }, 'slot', undefined)).toBe(true);
     // 10 slots/s plus 10 000 of slack since the tip was seen 1 s before.
     expect(believeRemoteHead({ ...head, value: 10_010n }, undefined, 'slot', { value: 0n, atMs: 4_000 })).toBe(true);
     expect(believeRemoteHead({ ...head, value: 10_011n }, undefined, 'slot', { value: 0n, atMs: 4_000 })).toBe(false);

@@ -197,20 +197,28 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'fleet mod
     const ids = ['x', 'y', 'z'];
     const endpoints: EndpointConfig[] = ids.map((id) => ({ id, url: `https://user:pw-${id}@${id}.rpc.example.com/KEY-${id}?k=QK` }));
     const heads: Record<string, number> = { x: 5_000, y: 5_000, z: 4_000 };
-    const executor = createScriptedExecutor();
-    for (const id of ids) executor.script(id, (_request, rpcId) => ({ type: 'response', status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: rpcId, result: heads[id] }) }));
-    const pool = (fleet: RedisFleet) => {
-      const created = new HttpTransportPool({ endpoints, chain: 'solana', fleet, executor, hedge: false, coalesce: false, concentration: { maxOperatorShare: 0 } });
+    const executorOf = () => {
+      const executor = createScriptedExecutor();
+      for (const id of ids) executor.script(id, (_request, rpcId) => ({ type: 'response', status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: rpcId, result: heads[id] }) }));
+      return executor;
+    };
+    const pool = (fleet: RedisFleet, executor: ReturnType<typeof executorOf>, health: { probeAll?: boolean; probeIntervalMs?: number }) => {
+      const created = new HttpTransportPool({ endpoints, chain: 'solana', fleet, executor, health, hedge: false, coalesce: false, concentration: { maxOperatorShare: 0 } });
       pools.push(created);
       return created;
     };
     const fleetA = createRedisFleet({ redis: await client(), namespace: 'heads' });
     const fleetB = createRedisFleet({ redis: await client(), namespace: 'heads' });
     fleets.push(fleetA, fleetB);
-    const a = pool(fleetA);
-    const b = pool(fleetB);
+    const executorA = executorOf();
+    const executorB = executorOf();
+    // A probes every endpoint (a head of each, whichever its calls favour); B sends nothing at all.
+    const a = pool(fleetA, executorA, { probeAll: true, probeIntervalMs: 50 });
+    const b = pool(fleetB, executorB, {});
     const stateOf = (p: HttpTransportPool) => p.snapshot().endpoints.find((e) => e.endpointId === 'z')!.health;
-    for (let i = 0; i < 12 && stateOf(a) !== 'lagging'; i++) await a.request('getSlot', [], { timeoutMs: 1_000 });
+    // B's first poll sets its place in the fact log (one poll interval after joining): A starts after it.
+    await sleep(200);
+    for (let i = 0; i < 100 && stateOf(a) !== 'lagging'; i++) await a.request('getSlot', [], { timeoutMs: 1_000 }).then(() => sleep(10));
     expect(stateOf(a)).toBe('lagging');
     // Read at once: a head fact lives 1 s in Redis.
     const redis = await client();
@@ -225,6 +233,7 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'fleet mod
     const seen = performance.now();
     while (stateOf(b) !== 'lagging' && performance.now() - seen < 3_000) await sleep(10);
     expect(stateOf(b)).toBe('lagging');
+    expect(executorB.received).toEqual([]);
   });
 
   it("leaves the caller's client as it found it: no listener added, still connected after pool.close() and fleet.close()", async () => {
