@@ -21,7 +21,7 @@ export interface FleetRedisClient {
 const LOG_LENGTH = 10_000;
 /** Entries read per poll. */
 const POLL_BATCH = 500;
-const TOPICS: ReadonlySet<string> = new Set<FleetTopic>(['cooldown', 'bench', 'breaker', 'chain']);
+const TOPICS: ReadonlySet<string> = new Set<FleetTopic>(['cooldown', 'bench', 'breaker', 'chain', 'head']);
 
 interface Script {
   readonly text: string;

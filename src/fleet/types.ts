@@ -10,11 +10,11 @@ import type { Clock } from '../clock.js';
 /**
  * What processes tell each other. `cooldown`: a role was rate limited; `bench`: reputation
  * benched an endpoint; `breaker`: a host breaker opened; `chain`: the chain guard's verdict on
- * an endpoint. Extension point: head/lag observations (a `head` topic) travel the same way
- * once the health work exists — add the topic here, to `TOPICS` in `redis-backend.ts`, and a
- * handler in `pool/fleet-wiring.ts`.
+ * an endpoint; `head`: an endpoint's head as one process observed it (`fleet/head-facts.ts`:
+ * quantity, decimal head, its age carried by the TTL). A new topic goes here, to `TOPICS` in
+ * `redis-backend.ts`, and gets a handler in `pool/fleet-wiring.ts`.
  */
-export type FleetTopic = 'cooldown' | 'bench' | 'breaker' | 'chain';
+export type FleetTopic = 'cooldown' | 'bench' | 'breaker' | 'chain' | 'head';
 
 /** One shared fact: about which key, for how long from now, with a small JSON-safe payload. */
 export interface FleetFact {

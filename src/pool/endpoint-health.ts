@@ -12,11 +12,12 @@ import type { ClassifiedFailure, ClassifiedOutcome } from '../http/outcome.js';
 import { ArchivalBook, type ArchivalKnowledge } from '../health/archival-book.js';
 import { resolveHealth, type HealthSettings, type HeadQuantity, type ResolvedHealth } from '../health/config.js';
 import { HeadBook, type LagChange } from '../health/head-book.js';
-import { headOfAnswer } from '../health/head-of.js';
+import { headOfAnswer, isHeadValue } from '../health/head-of.js';
 import { historicalReadOf, isPrunedAnswer, mayReadHistory, type HistoricalRead } from '../health/historical.js';
 import { freshestOf } from '../health/lag.js';
 import { ProbeLoop, type ProbeReason, type ProbeResult } from '../health/probe-loop.js';
 import { hasSpareCapacity, otherQuantity, PROBE_METHOD, READMIT_AFTER_GOOD_PROBES } from '../health/probe-rules.js';
+import { believeRemoteHead } from '../health/remote-head.js';
 import { createRequestBody } from '../jsonrpc/envelope.js';
 import { readNodeUnhealthy } from '../jsonrpc/heuristics.js';
 import type { RequestKind } from '../retry/causes.js';
@@ -58,6 +59,16 @@ interface Probe {
   quantity: HeadQuantity;
 }
 
+/** Where local head observations go besides the head book (fleet mode tells them to the other processes). */
+export type HeadSink = (index: number, quantity: HeadQuantity, raw: number | bigint | string, nowMs: number, verdictChanged: boolean) => void;
+
+/**
+ * A lagging (or `probeAll`) endpoint is not probed while another process of the fleet
+ * observed its head less than this share of `probeIntervalMs` ago (the jitter is ±10 %):
+ * one probe per interval serves the whole fleet.
+ */
+const REMOTE_HEAD_SPARES_PROBE = 0.9;
+
 export class EndpointHealth implements CandidateFilter {
   readonly settings: ResolvedHealth;
   readonly #inner: PoolHealth;
@@ -71,6 +82,11 @@ export class EndpointHealth implements CandidateFilter {
   readonly #host: EndpointHealthHost;
   readonly #loop: ProbeLoop | undefined;
   readonly #probes: Probe[];
+  /** The quantity this pool's chain counts (undefined for `generic`): a remote head of the other one is not believed. */
+  readonly #chainQuantity: HeadQuantity | undefined;
+  /** When the last head adopted from the fleet was observed, per endpoint (-Infinity: never). */
+  readonly #remoteAtMs: number[];
+  #headSink: HeadSink | undefined;
   /** Heads older than this take no part in the tip (and, without probes, end a lag verdict). */
   readonly #staleAfterMs: number;
   readonly #lagOf = (role: RoleState) => (this.#heads.isLagging(role.endpoint.index) ? this.#heads.lagOf(role.endpoint.index) : 0);
@@ -102,6 +118,8 @@ export class EndpointHealth implements CandidateFilter {
     this.#archival = new ArchivalBook(endpoints.map((endpoint) => endpoint.archival));
     const quantity: HeadQuantity = chain === 'solana' ? 'slot' : 'block';
     this.#probes = endpoints.map(() => ({ quantity }));
+    this.#chainQuantity = chain === 'solana' ? 'slot' : chain === 'evm' ? 'block' : undefined;
+    this.#remoteAtMs = endpoints.map(() => Number.NEGATIVE_INFINITY);
     this.#loop = this.settings.active ? new ProbeLoop(clock, random, this.settings.probeIntervalMs, backendsOf(endpoints), this.#loopHost()) : undefined;
     if (this.settings.probeAll) this.#loop?.poke();
     // A verified endpoint is due a re-check later; a failed check is retried without waiting for a call.
@@ -193,7 +211,7 @@ export class EndpointHealth implements CandidateFilter {
     const index = role.endpoint.index;
     if (outcome.ok) {
       const head = headOfAnswer(method, params, outcome.result);
-      if (head !== undefined) this.#apply(this.#heads.observe(index, head.quantity, head.raw, this.#clock.now()));
+      if (head !== undefined) this.#observe(index, head.quantity, head.raw, this.#clock.now());
       if (historical?.provesArchival === true) this.#archival.learn(index, historical.class, true, this.#clock.now());
       return;
     }
@@ -207,6 +225,30 @@ export class EndpointHealth implements CandidateFilter {
   /** After a failure was recorded: an endpoint that just left rotation is one for the bench loop. */
   afterFailure(role: RoleState): void {
     if (this.#loop !== undefined && (this.#inner.isExcluded(role, this.#clock.now()) || role.band > 0)) this.#loop.poke();
+  }
+
+  // ——— Fleet mode: heads observed by other processes ———
+
+  /** Local head observations also go to `sink` (fleet mode; it rate-limits them). */
+  shareHeadsWith(sink: HeadSink): void {
+    this.#headSink = sink;
+  }
+
+  /**
+   * A head another process observed on endpoint `index`, `ageMs` ago (store clock), taken
+   * into the head book as an observation of that endpoint: it may start or end a lag verdict
+   * like a local one. Not believed (false) when it is of the other quantity, older than
+   * what this process already knows of the endpoint, or further ahead of the tip than the
+   * chain can have moved (the tip's own plausibility rule). Returns true when it changed a
+   * verdict.
+   */
+  adoptHead(index: number, quantity: HeadQuantity, value: bigint, ageMs: number): boolean {
+    const observedAtMs = this.#clock.now() - Math.max(0, ageMs);
+    if (!believeRemoteHead({ quantity, value, observedAtMs }, this.#heads.record(index), this.#chainQuantity, this.#heads.tip(quantity))) return false;
+    this.#remoteAtMs[index] = observedAtMs;
+    const changes = this.#heads.observe(index, quantity, value, observedAtMs);
+    this.#apply(changes);
+    return changes.length > 0;
   }
 
   // ——— Snapshot ———
@@ -236,7 +278,18 @@ export class EndpointHealth implements CandidateFilter {
   #observeUnhealthy(index: number, failure: ClassifiedFailure): void {
     const unhealthy = readNodeUnhealthy({ code: -32005, message: failure.rpcMessage ?? '', data: failure.rpcData });
     if (unhealthy?.numSlotsBehind == null) return;
-    this.#apply(this.#heads.observeBehind(index, unhealthy.numSlotsBehind, this.#clock.now()));
+    const now = this.#clock.now();
+    const changes = this.#heads.observeBehind(index, unhealthy.numSlotsBehind, now);
+    this.#apply(changes);
+    const record = this.#heads.record(index);
+    if (record?.observedAtMs === now) this.#headSink?.(index, record.quantity, record.value, now, changes.some((change) => change.index === index));
+  }
+
+  /** A head this process observed: into the head book, and to the sink (the fleet). */
+  #observe(index: number, quantity: HeadQuantity, raw: number | bigint | string, nowMs: number): void {
+    const changes = this.#heads.observe(index, quantity, raw, nowMs);
+    if (changes.length > 0) this.#apply(changes);
+    if (this.#headSink !== undefined && isHeadValue(raw)) this.#headSink(index, quantity, raw, nowMs, changes.length > 0 && changes.some((change) => change.index === index));
   }
 
   #apply(changes: readonly LagChange[]): void {
@@ -288,7 +341,9 @@ export class EndpointHealth implements CandidateFilter {
     const method = PROBE_METHOD[quantity];
     const base = { endpointId: role.endpointId, endpointIds, method, reason };
     const now = this.#clock.now();
-    if (!hasSpareCapacity(role.bucket?.available(now), this.#host.waiting(role.settings.kind), role.load.inFlight, role.load.max)) {
+    // Another process of the fleet observed it recently (a probe or an answer): its head serves here too.
+    const spared = (reason === 'lagging' || reason === 'all') && now - this.#remoteAtMs[index]! < REMOTE_HEAD_SPARES_PROBE * this.settings.probeIntervalMs;
+    if (spared || !hasSpareCapacity(role.bucket?.available(now), this.#host.waiting(role.settings.kind), role.load.inFlight, role.load.max)) {
       this.#events.emit('probe', { atMs: now, ...base, outcome: 'skipped' });
       return { skipped: true };
     }
@@ -305,7 +360,7 @@ export class EndpointHealth implements CandidateFilter {
     }
     const head = headOfAnswer(method, [], outcome.result);
     this.#inner.recordProbe(backend.map((i) => this.#firstRole(i)), undefined);
-    if (head !== undefined) for (const i of backend) this.#apply(this.#heads.observe(i, head.quantity, head.raw, atMs));
+    if (head !== undefined) for (const i of backend) this.#observe(i, head.quantity, head.raw, atMs);
     const benched = reason === 'out-of-rotation';
     const readmits = benched && goodInARow + 1 >= READMIT_AFTER_GOOD_PROBES;
     this.#events.emit('probe', {

@@ -124,7 +124,7 @@ export interface ProbeEvent extends EventBase {
   readonly method: string;
   /** Why it was probed: out of rotation (benched, broken host), lagging, holding the reference tip, or `probeAll`. */
   readonly reason: 'out-of-rotation' | 'lagging' | 'reference' | 'all';
-  /** `skipped`: no token to spare, a call waiting, or no free permit; nothing was sent. */
+  /** `skipped`: no token to spare, a call waiting, or no free permit, or (fleet mode) another process observed its head recently; nothing was sent. */
   readonly outcome: 'ok' | 'failed' | 'skipped';
   readonly latencyMs?: number;
   /** The head the answer gave. */
@@ -154,7 +154,8 @@ export type FleetEvent = EventBase &
       }
     | {
         readonly type: 'adopted';
-        readonly topic: 'cooldown' | 'bench' | 'breaker' | 'chain';
+        /** `head`: an adopted head changed a lag verdict (heads that change none are adopted silently). */
+        readonly topic: 'cooldown' | 'bench' | 'breaker' | 'chain' | 'head';
         readonly endpointIds: readonly string[];
         /** How long the fact still holds, in ms. */
         readonly remainingMs: number;

@@ -1,7 +1,7 @@
 /**
  * Connects one pool to a fleet (`fleet` option): role buckets become leased buckets, and
- * rate-limit cooldowns, reputation benches, breaker opens and chain verdicts are told to,
- * and adopted from, the other processes. Every key handed to the fleet is a SHA-256 of the
+ * rate-limit cooldowns, reputation benches, breaker opens, chain verdicts and head
+ * observations are told to, and adopted from, the other processes. Every key handed to the fleet is a SHA-256 of the
  * endpoint's identity (URL, host), so no URL, host or key ever reaches Redis. Concurrency
  * permits are not shared: sockets are per process.
  */
@@ -10,11 +10,15 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
 import type { RoleState } from '../admission/role-state.js';
 import type { Clock } from '../clock.js';
 import type { NormalizedEndpoint } from '../config/normalize.js';
+import { decodeHeadFact, HEAD_FACT_TTL_MS, headFactData, HeadTeller } from '../fleet/head-facts.js';
 import { createSharedReputationStore, type BenchReason, type SharedReputationStore } from '../fleet/reputation-store.js';
 import type { FleetFact, FleetMembership, FleetTopic, PoolFleet } from '../fleet/types.js';
+import type { HeadQuantity } from '../health/config.js';
+import { headValue } from '../health/head-of.js';
 import type { ReputationKey } from '../reputation/keys.js';
 import type { RequestKind } from '../retry/causes.js';
 import type { ChainGuard } from './chain-guard.js';
+import type { HeadSink } from './endpoint-health.js';
 import type { PoolEvents } from './events.js';
 import type { HealthFleetHooks, PoolHealth } from './pool-health.js';
 
@@ -43,6 +47,11 @@ export interface FleetWiringContext {
   readonly endpoints: readonly NormalizedEndpoint[];
   readonly events: PoolEvents;
   readonly health: PoolHealth;
+  /** Head observations: local ones go out through the sink, remote ones come in as observations. */
+  readonly heads?: {
+    shareHeadsWith(sink: HeadSink): void;
+    adoptHead(index: number, quantity: HeadQuantity, value: bigint, ageMs: number): boolean;
+  };
   readonly chainGuard: ChainGuard | undefined;
   /** `expectedChain`, described (chain verdicts are per expected chain). */
   readonly expectedChain: string;
@@ -61,6 +70,9 @@ export class FleetWiring {
   readonly #reputationOfKey = new Map<string, ReputationKey>();
   readonly #hostOfKey = new Map<string, string>();
   readonly #endpointOfChainKey = new Map<string, string>();
+  /** Head fact key per endpoint index, and the endpoints (indices) each key names: one URL, one node. */
+  readonly #headKeyOf: string[] = [];
+  readonly #indicesOfHeadKey = new Map<string, number[]>();
   /** End of the cooldown last told per role key: a burst of 429s (64 calls in flight) is told once, not 64 times. */
   readonly #toldCooldownUntil = new Map<string, number>();
 
@@ -114,11 +126,28 @@ export class FleetWiring {
         this.#hostOfKey.set(host, endpoint.hostname);
         facts.push({ topic: 'breaker', key: host });
       }
+      if (context.heads !== undefined) {
+        const head = keyOf('head', normalizedUrl(endpoint.url));
+        this.#headKeyOf[endpoint.index] = head;
+        const indices = this.#indicesOfHeadKey.get(head);
+        if (indices) indices.push(endpoint.index);
+        else {
+          this.#indicesOfHeadKey.set(head, [endpoint.index]);
+          facts.push({ topic: 'head', key: head });
+        }
+      }
       if (context.chainGuard && endpoint.verifyChain) {
         const chain = keyOf('chain', normalizedUrl(endpoint.url), context.expectedChain);
         this.#endpointOfChainKey.set(chain, endpoint.id);
         facts.push({ topic: 'chain', key: chain });
       }
+    }
+    if (context.heads !== undefined) {
+      const teller = new HeadTeller(context.endpoints.length);
+      context.heads.shareHeadsWith((index, quantity, raw, nowMs, verdictChanged) => {
+        if (!teller.due(index, raw, nowMs, verdictChanged)) return;
+        this.#share({ topic: 'head', key: this.#headKeyOf[index]!, ttlMs: HEAD_FACT_TTL_MS, data: headFactData(quantity, headValue(raw)) });
+      });
     }
     this.#membership = this.#fleet.join({
       clock: this.#clock,
@@ -205,6 +234,14 @@ export class FleetWiring {
         if (endpointId === undefined || (status !== 'verified' && status !== 'wrong-chain')) return;
         if (!context.chainGuard?.adopt(endpointId, status)) return;
         endpointIds = [endpointId];
+        break;
+      }
+      case 'head': {
+        const indices = this.#indicesOfHeadKey.get(fact.key);
+        const head = decodeHeadFact(fact.ttlMs, fact.data);
+        if (indices === undefined || head === undefined || context.heads === undefined) return;
+        // Every head of a busy endpoint travels: only one that changed a lag verdict is an event.
+        for (const index of indices) if (context.heads.adoptHead(index, head.quantity, head.value, head.ageMs)) endpointIds.push(context.endpoints[index]!.id);
         break;
       }
     }

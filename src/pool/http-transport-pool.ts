@@ -128,6 +128,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       endpoints: this.#endpoints,
       events: this.#events,
       health: this.#health,
+      heads: this.#endpointHealth,
       chainGuard: this.#chainGuard,
       expectedChain: this.#expectedChain,
       wake: (kind) => {

@@ -14,6 +14,8 @@ export interface MemoryBackend extends FleetBackend {
   readonly commands: Record<string, number>;
   /** Sets the state; leaving `hang` answers the commands held meanwhile. */
   set(state: 'up' | 'down' | 'hang'): void;
+  /** Every fact shared so far, in order, with who shared it and when (what Redis's log would hold). */
+  told(): readonly { readonly from: string; readonly atMs: number; readonly fact: FleetFact }[];
 }
 
 export function createMemoryBackend(clock: Clock): MemoryBackend {
@@ -38,6 +40,7 @@ export function createMemoryBackend(clock: Clock): MemoryBackend {
       backend.state = state;
       if (state !== 'hang') for (const answer of held.splice(0)) answer();
     },
+    told: () => log.map(({ from, atMs, fact }) => ({ from, atMs, fact })),
     ready: () => backend.state !== 'down',
     take: (key, requestsPerSecond, burstCapacity, want, startEmpty, restart) =>
       op('take', () => {

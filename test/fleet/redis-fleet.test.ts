@@ -193,6 +193,49 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'fleet mod
     for (const secret of [...secrets, 'rpc.example.com', 'example.org', 'https://']) expect(text).not.toContain(secret);
   });
 
+  it('a lagging endpoint one member saw is excluded by another that never asked it; the head fact in Redis is a hash and a decimal', async () => {
+    const ids = ['x', 'y', 'z'];
+    const endpoints: EndpointConfig[] = ids.map((id) => ({ id, url: `https://user:pw-${id}@${id}.rpc.example.com/KEY-${id}?k=QK` }));
+    const heads: Record<string, number> = { x: 5_000, y: 5_000, z: 4_000 };
+    const executorOf = () => {
+      const executor = createScriptedExecutor();
+      for (const id of ids) executor.script(id, (_request, rpcId) => ({ type: 'response', status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: rpcId, result: heads[id] }) }));
+      return executor;
+    };
+    const pool = (fleet: RedisFleet, executor: ReturnType<typeof executorOf>, health: { probeAll?: boolean; probeIntervalMs?: number }) => {
+      const created = new HttpTransportPool({ endpoints, chain: 'solana', fleet, executor, health, hedge: false, coalesce: false, concentration: { maxOperatorShare: 0 } });
+      pools.push(created);
+      return created;
+    };
+    const fleetA = createRedisFleet({ redis: await client(), namespace: 'heads' });
+    const fleetB = createRedisFleet({ redis: await client(), namespace: 'heads' });
+    fleets.push(fleetA, fleetB);
+    const executorA = executorOf();
+    const executorB = executorOf();
+    // A probes every endpoint (a head of each, whichever its calls favour); B sends nothing at all.
+    const a = pool(fleetA, executorA, { probeAll: true, probeIntervalMs: 50 });
+    const b = pool(fleetB, executorB, {});
+    const stateOf = (p: HttpTransportPool) => p.snapshot().endpoints.find((e) => e.endpointId === 'z')!.health;
+    // B's first poll sets its place in the fact log (one poll interval after joining): A starts after it.
+    await sleep(200);
+    for (let i = 0; i < 100 && stateOf(a) !== 'lagging'; i++) await a.request('getSlot', [], { timeoutMs: 1_000 }).then(() => sleep(10));
+    expect(stateOf(a)).toBe('lagging');
+    // Read at once: a head fact lives 1 s in Redis.
+    const redis = await client();
+    const headKeys = await redis.keys('sturdy-rpc:{heads}:fact:head:*');
+    expect(headKeys.length).toBeGreaterThanOrEqual(1);
+    for (const key of headKeys) {
+      expect(key).toMatch(/^sturdy-rpc:\{heads\}:fact:head:[0-9a-f]{32}$/);
+      const stored = await redis.get(key);
+      if (stored !== null) expect((JSON.parse(stored) as { data: unknown }).data).toEqual({ quantity: 'slot', head: expect.stringMatching(/^(5000|4000)$/) });
+    }
+    // B never asked z (B sent nothing at all): it judges z from A's heads.
+    const seen = performance.now();
+    while (stateOf(b) !== 'lagging' && performance.now() - seen < 3_000) await sleep(10);
+    expect(stateOf(b)).toBe('lagging');
+    expect(executorB.received).toEqual([]);
+  });
+
   it("leaves the caller's client as it found it: no listener added, still connected after pool.close() and fleet.close()", async () => {
     const redis = await client();
     const listeners = () => redis.eventNames().map((name) => `${String(name)}:${redis.listenerCount(name)}`);
