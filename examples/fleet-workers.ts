@@ -21,7 +21,7 @@ import { createRedisFleet } from '../src/fleet/index.js';
 
 const QUOTA = 30;
 const WORKERS = 3;
-const RUN_MS = 3_000;
+const RUN_MS = 5_000;
 
 if (process.argv[2] === 'worker') await worker(process.argv[3]!, process.argv[4]!, Number(process.argv[5]));
 else await main();
@@ -106,16 +106,24 @@ async function main(): Promise<void> {
   provider.close();
   redis.child?.kill('SIGKILL');
 
+  // The bound holds while the fleet saturates the quota. A window that meets the end of the 1 s
+  // cooldown is not saturated: the bucket refilled while everybody waited, and a token bucket
+  // then lets its burst plus its rate through (as one pool would): such windows are skipped.
+  const saturated = (from: number) => limitedAt === undefined || from + 1_000 <= limitedAt || from >= limitedAt + 2_000;
   let busiest = 0;
+  let windows = 0;
   for (let from = started + 1_000; from + 1_000 <= started + RUN_MS; from += 10) {
+    if (!saturated(from)) continue;
+    windows++;
     busiest = Math.max(busiest, arrivals.filter((t) => t >= from && t < from + 1_000).length);
   }
   const lease = Math.ceil(QUOTA / 10); // 100 ms of the quota per lease
   const paused = limitedAt === undefined ? -1 : arrivals.filter((t) => t > limitedAt! + 300 && t < limitedAt! + 900).length;
-  console.log(`${WORKERS} workers, one quota of ${QUOTA} req/s: busiest second after the first held ${busiest} requests (bound ${QUOTA} + ${WORKERS} leases of ${lease} = ${QUOTA + WORKERS * lease})`);
+  console.log(`${WORKERS} workers, one quota of ${QUOTA} req/s: busiest saturated second after the first held ${busiest} requests (bound ${QUOTA} + ${WORKERS} leases of ${lease} = ${QUOTA + WORKERS * lease})`);
   console.log(`calls answered: ${results.map((r) => r.ok).join(' + ')}; failed: ${results.reduce((n, r) => n + r.failed, 0)}`);
   console.log(`429 + Retry-After: 1 to worker 0: workers ${[...adoptedBy].sort().join(' and ')} adopted the cooldown; requests from 300 ms to 900 ms after it: ${paused}`);
-  if (busiest > QUOTA + WORKERS * lease || paused !== 0) process.exitCode = 1;
+  // A bound checked on no window proves nothing.
+  if (windows === 0 || busiest > QUOTA + WORKERS * lease || paused !== 0) process.exitCode = 1;
 }
 
 async function startRedis(): Promise<{ url: string; child: ChildProcess } | undefined> {

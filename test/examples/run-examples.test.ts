@@ -52,7 +52,7 @@ const EXPECTED_OUTPUT: Readonly<Record<string, readonly RegExp[]>> = {
     findBinary('redis-server') === undefined && process.env['CI'] !== 'true'
       ? [/^SKIPPED: redis-server is not installed/m]
       : [
-          /^3 workers, one quota of 30 req\/s: busiest second after the first held \d+ requests \(bound 30 \+ 3 leases of 3 = 39\)$/m,
+          /^3 workers, one quota of 30 req\/s: busiest saturated second after the first held \d+ requests \(bound 30 \+ 3 leases of 3 = 39\)$/m,
           /^calls answered: \d+ \+ \d+ \+ \d+; failed: 0$/m,
           /^429 \+ Retry-After: 1 to worker 0: workers 1 and 2 adopted the cooldown; requests from 300 ms to 900 ms after it: 0$/m,
         ],
