@@ -142,6 +142,11 @@ export class TransportError<C extends TransportErrorCode = TransportErrorCode> e
  * if (isTransportError(e, 'AMBIGUOUS_DISPATCH')) await reconcile(e.signature);
  * ```
  */
+/** The error of any call, permit, subscription or status server asked of a closed pool. */
+export function poolClosedError(): TransportError<'POOL_CLOSED'> {
+  return new TransportError('POOL_CLOSED', 'The pool was closed', { context: {} });
+}
+
 export function isTransportError<C extends TransportErrorCode = TransportErrorCode>(
   error: unknown,
   code?: C,

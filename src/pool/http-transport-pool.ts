@@ -9,7 +9,7 @@ import {
 } from '../config/normalize.js';
 import type { HttpTransportPoolOptions, MethodClassification } from '../config/types.js';
 import { createRedactor, secretFragments } from '../errors/redact.js';
-import { TransportError } from '../errors/transport-error.js';
+import { poolClosedError, TransportError } from '../errors/transport-error.js';
 import type { ClassifiedFailure } from '../http/outcome.js';
 import { createDefaultExecutor } from '../http/default-executor.js';
 import { classifyMethod, METHOD_TABLE } from '../jsonrpc/method-table.js';
@@ -117,9 +117,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     this.#endpointHealth = new EndpointHealth(options.health, options.chain, this.#endpoints, this.#roles, this.#health, this.#chainGuard, this.#events, this.#clock, random, {
       ask: (role, check) => askEndpoint(this.#internals, role, check),
       waiting: (kind) => this.#groups.get(kind)?.queue.length ?? 0,
-      wake: () => {
-        for (const group of this.#groups.values()) this.#admission.drain(group);
-      },
+      wake: () => this.#drainAll(),
       closed: () => this.#closed,
     });
     this.#admission = new Admission(this.#clock, this.#endpointHealth, this.#chainGuard, this.#balancer);
@@ -262,19 +260,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
    * `close()`, the signal, `pool.close()` or an `error` overflow.
    */
   subscribe<T = unknown>(method: string, params: readonly unknown[] = [], options: SubscribeOptions = {}): Promise<Subscription<T>> {
-    if (this.#closed) return Promise.reject(new TransportError('POOL_CLOSED', 'The pool was closed', { context: {} }));
-    if (typeof method !== 'string' || method.length === 0) {
-      return Promise.reject(new TransportError('INVALID_INPUT', 'method must be a non-empty string', { context: { field: 'method' } }));
-    }
-    if (!Array.isArray(params)) return Promise.reject(new TransportError('INVALID_INPUT', 'params must be an array', { context: { field: 'params' } }));
-    for (const [field, value] of [['timeoutMs', options.timeoutMs], ['expectedIntervalMs', options.expectedIntervalMs]] as const) {
-      if (value !== undefined && !(value > 0 && Number.isFinite(value))) {
-        return Promise.reject(new TransportError('INVALID_INPUT', `${field} must be a finite number > 0`, { context: { field } }));
-      }
-    }
-    if (options.bufferSize !== undefined && !(Number.isInteger(options.bufferSize) && options.bufferSize > 0)) {
-      return Promise.reject(new TransportError('INVALID_INPUT', 'bufferSize must be an integer > 0', { context: { field: 'bufferSize' } }));
-    }
+    if (this.#closed) return Promise.reject(poolClosedError());
     return this.#subscriptions.subscribe<T>(method, params, options);
   }
 
@@ -303,7 +289,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   close(): Promise<void> {
     if (this.#closing) return this.#closing;
     this.#closed = true;
-    const closedError = () => new TransportError('POOL_CLOSED', 'The pool was closed', { context: {} });
+    const closedError = poolClosedError;
     this.#closedError = closedError();
     this.#endpointHealth.close();
     for (const group of this.#groups.values()) this.#admission.rejectAll(group, closedError);
@@ -319,6 +305,11 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
+  }
+
+  /** Lets every kind's waiters look again (a check or probe changed what admission may take). */
+  #drainAll(): void {
+    for (const group of this.#groups.values()) this.#admission.drain(group);
   }
 
   #classify(method: string, options: RequestOptions): MethodClassification {
@@ -358,7 +349,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   }
 
   #acquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance, explore = false): Promise<HttpRequestPermit> {
-    if (this.#closed) return Promise.reject(new TransportError('POOL_CLOSED', 'The pool was closed', { context: {} }));
+    if (this.#closed) return Promise.reject(poolClosedError());
     if (options.signal?.aborted) return Promise.reject(abortedError(options.signal));
     const group = this.#groups.get(kind);
     const pin = options.endpoint === undefined ? undefined : group?.roles.find((role) => role.endpointId === options.endpoint);
@@ -388,9 +379,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   #chainGuardHost(): ChainGuardHost {
     return {
       ask: (role, check) => askEndpoint(this.#internals, role, check),
-      wake: () => {
-        for (const group of this.#groups.values()) this.#admission.drain(group);
-      },
+      wake: () => this.#drainAll(),
       closed: () => this.#closed,
       onWrongChain: (endpointId) => this.#excludeEndpoint(endpointId),
       onCheckFailed: (role, failure) => {

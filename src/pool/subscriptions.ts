@@ -15,6 +15,19 @@ import type { SubscribeOptions, Subscription } from '../subscriptions/types.js';
 import type { ChainGuard } from './chain-guard.js';
 import type { PoolEvents } from './events.js';
 import type { CandidateFilter } from './admission-model.js';
+import { TransportError } from '../errors/transport-error.js';
+
+/** `INVALID_INPUT` for a subscribe call that must not reach a socket; undefined when it may. */
+function badSubscribeInput(method: unknown, params: unknown, options: SubscribeOptions): TransportError<'INVALID_INPUT'> | undefined {
+  const invalid = (field: string, message: string) => new TransportError('INVALID_INPUT', message, { context: { field } });
+  if (typeof method !== 'string' || method.length === 0) return invalid('method', 'method must be a non-empty string');
+  if (!Array.isArray(params)) return invalid('params', 'params must be an array');
+  for (const [field, value] of [['timeoutMs', options.timeoutMs], ['expectedIntervalMs', options.expectedIntervalMs]] as const) {
+    if (value !== undefined && !(value > 0 && Number.isFinite(value))) return invalid(field, `${field} must be a finite number > 0`);
+  }
+  if (options.bufferSize !== undefined && !(Number.isInteger(options.bufferSize) && options.bufferSize > 0)) return invalid('bufferSize', 'bufferSize must be an integer > 0');
+  return undefined;
+}
 
 export interface PoolSubscriptionsParts {
   readonly endpoints: readonly NormalizedEndpoint[];
@@ -71,6 +84,8 @@ export class PoolSubscriptions {
   }
 
   subscribe<T>(method: string, params: readonly unknown[], options: SubscribeOptions): Promise<Subscription<T>> {
+    const bad = badSubscribeInput(method, params, options);
+    if (bad !== undefined) return Promise.reject(bad);
     this.#listen();
     return this.#manager.subscribe<T>(method, params, options);
   }

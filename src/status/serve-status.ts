@@ -3,7 +3,7 @@
  * (`node:http` stays out of the main entry's static graph: browser builds never reach it).
  */
 import type { Clock } from '../clock.js';
-import { TransportError } from '../errors/transport-error.js';
+import { poolClosedError, TransportError } from '../errors/transport-error.js';
 import type { ServeStatusOptions, StatusServer, StatusSource } from './status-server.js';
 
 /** What the pool lends: its close hooks, so `pool.close()` closes the server too. */
@@ -20,7 +20,7 @@ export async function serveStatus(pool: StatusSource, clock: Clock, host: Status
   if (windowMs !== undefined && !(windowMs > 0 && Number.isFinite(windowMs))) {
     throw new TransportError('INVALID_INPUT', 'windowMs must be a finite number > 0', { context: { field: 'windowMs' } });
   }
-  if (host.closed()) throw new TransportError('POOL_CLOSED', 'The pool was closed', { context: {} });
+  if (host.closed()) throw poolClosedError();
   const { startStatusServer } = await import('./status-server.js');
   const server = await startStatusServer(pool, clock, options);
   const stop = () => server.close();

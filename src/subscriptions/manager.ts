@@ -6,7 +6,7 @@
  */
 import type { Clock, QueuedTimer, Random } from '../clock.js';
 import { TimerQueue } from '../clock.js';
-import { TransportError } from '../errors/transport-error.js';
+import { poolClosedError, TransportError } from '../errors/transport-error.js';
 import { Connection, serverKey, SocketRpcError, type ConnectionHost } from './connection.js';
 import { endpointPauseMs, waitForCandidateMs } from './rebind-backoff.js';
 import { EndpointStates, type EndpointStanding, type EndpointState, type SubscriptionEndpointSnapshot, type WsEndpoint } from './endpoint-states.js';
@@ -73,7 +73,7 @@ export class SubscriptionManager implements SubscriptionOwner {
     if (this.#endpoints.size === 0) throw fail('no-ws-endpoint', `No endpoint has a WebSocket URL (set wsUrl, or subscriptions.deriveWsUrl)`);
     const factory = await (this.#factory ??= this.#settings.socketFactory ? Promise.resolve(this.#settings.socketFactory) : this.#host.loadSocketFactory());
     if (factory === undefined) throw fail('no-socket', "No WebSocket implementation: install the 'ws' package or pass subscriptions.socketFactory");
-    if (this.#closed) throw new TransportError('POOL_CLOSED', 'The pool was closed', { context: {} });
+    if (this.#closed) throw poolClosedError();
     const signal = options.signal;
     if (signal?.aborted) throw new TransportError('ABORTED', 'The subscription was aborted before it opened', { context: {}, method, cause: signal.reason });
 
@@ -163,7 +163,7 @@ export class SubscriptionManager implements SubscriptionOwner {
     if (sub.everLive) return; // closed right after it opened (a signature that was already confirmed)
     this.#finish(sub);
     if (sub.refusal !== undefined) throw sub.refusal;
-    if (this.#closed) throw new TransportError('POOL_CLOSED', 'The pool was closed', { context: {} });
+    if (this.#closed) throw poolClosedError();
     if (signal?.aborted) throw new TransportError('ABORTED', 'The subscription was aborted before it opened', { context: {}, method: sub.method, cause: signal.reason });
     if (sub.noEndpoint) {
       throw new TransportError('SUBSCRIPTION_FAILED', `No endpoint can take '${sub.method}' (every endpoint with a WebSocket URL is on another chain)`, {
