@@ -10,10 +10,9 @@ import {
 import type { HttpTransportPoolOptions, MethodClassification } from '../config/types.js';
 import { createRedactor, secretFragments } from '../errors/redact.js';
 import { poolClosedError, TransportError } from '../errors/transport-error.js';
-import type { ClassifiedFailure } from '../http/outcome.js';
 import { createDefaultExecutor } from '../http/default-executor.js';
 import { classifyMethod, METHOD_TABLE } from '../jsonrpc/method-table.js';
-import type { FailureCause, RequestKind } from '../retry/causes.js';
+import type { RequestKind } from '../retry/causes.js';
 import { abortedError, Admission } from './admission.js';
 import type { KindGroup } from './admission-model.js';
 import { reconcileSettingsOf } from './reconcile.js';
@@ -23,6 +22,7 @@ import { PoolHealth } from './pool-health.js';
 import { EndpointHealth } from './endpoint-health.js';
 import { FleetWiring } from './fleet-wiring.js';
 import { HttpRequestPermit, permitRole, type PermitHost } from './permit.js';
+import { createPermitHost } from './permit-host.js';
 import { Hedging } from './hedged-attempt.js';
 import { askEndpoint } from './attempt.js';
 import { Balancer } from '../balance/balancer.js';
@@ -81,6 +81,8 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   readonly #subscriptions: PoolSubscriptions;
   /** Fleet mode (`fleet` option): shared buckets, cooldowns, benches, breaker opens, chain verdicts. */
   readonly #fleet: FleetWiring | undefined;
+  /** What a permit reports to: role state, reputation, latency, hedging quantiles, cooldowns. */
+  readonly #permitHost: PermitHost;
   #closed = false;
   #closedError: TransportError<'POOL_CLOSED'> | undefined;
   #closing: Promise<void> | undefined;
@@ -121,6 +123,19 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       closed: () => this.#closed,
     });
     this.#admission = new Admission(this.#clock, this.#endpointHealth, this.#chainGuard, this.#balancer);
+    this.#permitHost = createPermitHost({
+      clock: this.#clock,
+      events: this.#events,
+      health: this.#health,
+      endpointHealth: this.#endpointHealth,
+      balancer: this.#balancer,
+      hedging: this.#hedging,
+      fleet: this.#fleet,
+      drain: (kind) => {
+        const group = this.#groups.get(kind);
+        if (group) this.#admission.drain(group);
+      },
+    });
     this.#fleet?.connect({
       roles: this.#roles,
       endpoints: this.#endpoints,
@@ -403,52 +418,5 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       if (group.enabledRoles === 0) this.#admission.rejectAll(group, () => chainMismatchError(this.#expectedChain, kind, undefined));
       else this.#admission.rejectAll(group, () => chainMismatchError(this.#expectedChain, kind, endpointId), (request) => request.pin === role);
     }
-  }
-
-  readonly #permitHost: PermitHost = {
-    onSuccess: (role, latencyMs) => {
-      role.recordSuccess();
-      this.#health.recordSuccess(role, latencyMs);
-      this.#balancer?.observe(role, latencyMs, this.#clock.now());
-      const hedging = this.#hedging?.of(role.settings.kind);
-      if (hedging?.hasPeers) hedging.quantile.observe(latencyMs);
-    },
-    onFailure: (role, cause: FailureCause, failure: ClassifiedFailure | undefined, elapsedMs?: number) => {
-      role.recordFailure(cause);
-      // A timed-out attempt took at least this long: the latency estimate must know.
-      if (cause === 'timeout' && elapsedMs !== undefined) this.#balancer?.observeAtLeast(role, elapsedMs, this.#clock.now());
-      this.#health.recordFailure(role, cause, failure);
-      this.#endpointHealth.afterFailure(role);
-      if (failure?.providerDelayMs !== undefined && cause !== 'rate-limited') this.#startCooldown(role, failure.providerDelayMs, false);
-    },
-    onRateLimited: (role, providerDelayMs) => {
-      this.#health.recordFailure(role, 'rate-limited', undefined);
-      this.#endpointHealth.afterFailure(role);
-      this.#startCooldown(role, providerDelayMs, true);
-    },
-    onRelease: (role, reported) => {
-      const endpointWasFull = role.load.max !== undefined && role.load.inFlight >= role.load.max;
-      role.release(this.#clock.now(), reported);
-      if (endpointWasFull) {
-        // The endpoint's shared limit frees a permit for each of its kinds.
-        for (const { kind } of role.endpoint.roles) {
-          const group = this.#groups.get(kind);
-          if (group) this.#admission.drain(group);
-        }
-        return;
-      }
-      const group = this.#groups.get(role.settings.kind);
-      if (group) this.#admission.drain(group);
-    },
-  };
-
-  #startCooldown(role: RoleState, providerDelayMs: number | undefined, rateLimited: boolean): void {
-    const now = this.#clock.now();
-    const before = role.availability;
-    const cooldownMs = rateLimited ? role.recordRateLimited(now, providerDelayMs) : role.startCooldown(now, providerDelayMs);
-    const kind = role.settings.kind;
-    if (rateLimited) this.#events.emit('rate-limited', { atMs: now, endpointId: role.endpointId, kind, providerDelayMs, cooldownMs });
-    if (before !== 'rate-limited') this.#events.emit('cooldown', { atMs: now, endpointId: role.endpointId, kind, phase: 'start', durationMs: cooldownMs });
-    this.#fleet?.cooldownStarted(role, role.cooldownUntilMs - now);
   }
 }
