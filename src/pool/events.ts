@@ -14,7 +14,7 @@ interface CallEventBase extends EventBase {
   readonly attempt: number;
 }
 
-export interface AttemptEvent extends CallEventBase {}
+export type AttemptEvent = CallEventBase;
 export interface SuccessEvent extends CallEventBase {
   readonly latencyMs: number;
 }
