@@ -33,7 +33,7 @@ export interface CreateRedisFleetOptions {
   readonly commandTimeoutMs?: number;
   /** Tokens per lease, as this many ms of the role's quota (at least 1 token, at most its burst). @default 100 */
   readonly leaseMs?: number;
-  /** How often other processes' cooldowns, benches, breaker opens and chain verdicts are read, in ms. @default 50 */
+  /** How often other processes' cooldowns, benches, breaker opens and chain verdicts are read, in ms (while local: how often a heartbeat probes whether Redis takes writes again). @default 50 */
   readonly pollIntervalMs?: number;
   /** Heartbeat period, in ms; a member missing three heartbeats no longer counts toward the local share. @default 1000 */
   readonly heartbeatMs?: number;
