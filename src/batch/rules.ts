@@ -76,9 +76,13 @@ export function endpointVerdict(whole: boolean, outcomes: readonly ClassifiedOut
  * -32601 with no id), a gateway caps the size ("batch too large", HTTP 413). Both say the
  * items were not processed, so they may go again in smaller requests: `too-large` halves the
  * endpoint's batch size, `unsupported` sends its items one by one from then on.
+ *
+ * A rate limit (HTTP 429, a JSON-RPC rate-limit code: whatever the classifier calls
+ * `rate-limited`) is never a refusal, whatever its wording ("batch rate limit exceeded"):
+ * it cools the endpoint down for its `Retry-After` and says nothing about the batch's size.
  */
 export function batchRefusal(outcome: ClassifiedOutcome): 'too-large' | 'unsupported' | undefined {
-  if (outcome.ok || outcome.dispatch !== 'rejected') return undefined;
+  if (outcome.ok || outcome.dispatch !== 'rejected' || outcome.cause === 'rate-limited') return undefined;
   if (outcome.status === 413) return 'too-large';
   const message = outcome.rpcMessage ?? '';
   const sizeWords = /too (large|many|big|long)|exceed|limit|max(imum)? (batch )?size/i.test(message);
