@@ -106,6 +106,9 @@ describe('batch rules', () => {
     expect(batchRefusal(whole('{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"Method not found"}}'))).toBe('unsupported');
     expect(batchRefusal(whole('payload too large', 413))).toBe('too-large');
     expect(batchRefusal(whole('<html>502</html>', 502))).toBeUndefined();
+    // A rate limit is a rate limit, whatever its wording.
+    expect(batchRefusal(whole('{"error":{"code":429,"message":"batch rate limit exceeded"}}', 429))).toBeUndefined();
+    expect(batchRefusal(whole('{"jsonrpc":"2.0","id":null,"error":{"code":-32429,"message":"batch size limit exceeded"}}'))).toBeUndefined();
     expect(batchRefusal(whole('{"jsonrpc":"2.0","id":null,"error":{"code":-32602,"message":"bad"}}'))).toBeUndefined();
   });
 });
