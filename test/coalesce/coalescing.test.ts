@@ -79,12 +79,17 @@ describe('coalescing identical reads', () => {
       pool.request('getBalance', [ACCOUNT], { endpoint: 'a' }),
       pool.request('getBalance', [ACCOUNT], { endpoint: 'a' }),
       pool.request('getBalance', [ACCOUNT], { endpoint: 'b' }),
+      // The same read with the pool's deadline, 9 000 ms (twice: those two share) and 8 000 ms: three requests.
+      pool.request('getBalance', [ACCOUNT]),
       pool.request('getBalance', [ACCOUNT], { timeoutMs: 9_000 }),
+      pool.request('getBalance', [ACCOUNT], { timeoutMs: 9_000 }),
+      pool.request('getBalance', [ACCOUNT], { timeoutMs: 8_000 }),
     ];
-    await until(() => node.held() === 3 + 3 + 2 + 1 + 1 + 1);
+    await until(() => node.held() === 3 + 3 + 2 + 1 + 1 + 3);
+    await sleep(20);
     node.release();
     await Promise.all(calls);
-    expect(node.server.count()).toBe(11);
+    expect(node.server.count()).toBe(13);
   });
 
   it('coalesce: false (per call, or for the pool) sends each call', async () => {
