@@ -21,14 +21,14 @@ export interface HedgeSettings {
   readonly quantile?: number;
   /** Lower clamp of the `'auto'` delay, in ms. @default 50 */
   readonly minDelayMs?: number;
-  /** Upper clamp of the `'auto'` delay (and the delay before enough answers were seen), in ms. @default 2000 */
+  /** Upper clamp of the `'auto'` delay (and the delay before any answer was seen), in ms. @default 2000 */
   readonly maxDelayMs?: number;
 }
 
 export const HEDGE_DEFAULTS = { budgetRatio: 0.1, quantile: 0.95, minDelayMs: 50, maxDelayMs: 2_000 } as const;
 /** Good answers kept per kind for the `'auto'` delay. */
 const WINDOW = 512;
-/** Answers needed before the quantile is used (before: `maxDelayMs`). */
+/** Answers needed before the quantile is computed (before: the slowest answer seen, see {@link LatencyQuantile.estimateMs}). */
 const MIN_SAMPLES = 8;
 /** Answers between two recomputations of the quantile, once {@link WINDOW} answers were seen (before: every answer). */
 const RECOMPUTE_EVERY = 64;
@@ -62,14 +62,29 @@ export class LatencyQuantile {
   get valueMs(): number | undefined {
     return this.#valueMs;
   }
+
+  /**
+   * What the delay follows: the quantile once there is one; before, the slowest of the few
+   * answers seen (a high quantile of so few is their maximum), so a new pool's first
+   * answers set the delay at once; undefined before any answer.
+   */
+  get estimateMs(): number | undefined {
+    if (this.#valueMs !== undefined || this.#count === 0) return this.#valueMs;
+    let slowest = 0;
+    for (let i = 0; i < this.#count; i++) slowest = Math.max(slowest, this.#ring[i]!);
+    return slowest;
+  }
 }
 
-/** The wait before a hedge, in ms: fixed, or the clamped quantile of good answers. */
+/**
+ * The wait before a hedge, in ms: fixed, or the clamped estimate of good answers
+ * ({@link LatencyQuantile.estimateMs}); `maxDelayMs` before any answer was seen.
+ */
 export function hedgeDelayMs(settings: HedgeSettings, quantile: LatencyQuantile): number {
   if (typeof settings.delayMs === 'number') return settings.delayMs;
   const min = settings.minDelayMs ?? HEDGE_DEFAULTS.minDelayMs;
   const max = settings.maxDelayMs ?? HEDGE_DEFAULTS.maxDelayMs;
-  const value = quantile.valueMs;
+  const value = quantile.estimateMs;
   return value === undefined ? max : Math.min(max, Math.max(min, value));
 }
 

@@ -20,11 +20,34 @@ export class KindHedging {
   lost = 0;
   /** Whether another endpoint could ever take a hedge (more than one role of the kind). */
   readonly hasPeers: boolean;
+  /** Late calls that found no answer of the kind to set their delay by: they look again at the first one. */
+  readonly #waiting = new Set<HedgeWatch>();
 
   constructor(settings: HedgeSettings, nowMs: number, roles: number) {
     this.hasPeers = roles > 1;
     this.quantile = new LatencyQuantile(settings.quantile ?? 0.95);
     this.budget = new RetryBudget(settings.budgetRatio ?? 0.1, nowMs);
+  }
+
+  /** A good answer of this kind took `latencyMs`. */
+  observe(latencyMs: number): void {
+    this.quantile.observe(latencyMs);
+    if (this.#waiting.size === 0) return;
+    // A fresh pool: the first answers set the delay, so the calls waiting for one look again
+    // now (not at `maxDelayMs`): a call held by a stalled node is hedged soon after its peers answered.
+    const waiting = [...this.#waiting];
+    this.#waiting.clear();
+    for (const watch of waiting) watch.lookAgain();
+  }
+
+  /** `watch` found no answer to set its delay by. */
+  waitForAnswer(watch: HedgeWatch): void {
+    this.#waiting.add(watch);
+  }
+
+  /** `watch`'s call no longer needs a hedge (its attempt ended). */
+  stopWaiting(watch: HedgeWatch): void {
+    this.#waiting.delete(watch);
   }
 }
 
@@ -93,6 +116,8 @@ class HedgeWatch implements QueuedTimer {
     const now = pool.clock.now();
     const dueAt = this.startedAt + this.delayMs;
     if (now < dueAt) {
+      // No answer seen yet: the delay is `maxDelayMs` only until the first one arrives.
+      if (typeof this.settings.delayMs !== 'number' && hedging.quantile.estimateMs === undefined) hedging.waitForAnswer(this);
       if (dueAt < permit.deadlineMs) pool.hedgeTimers.add(this, dueAt - now);
       return;
     }
@@ -115,6 +140,13 @@ class HedgeWatch implements QueuedTimer {
       }
       return outcome;
     });
+  }
+
+  /** An answer of the kind arrived: the delay may be shorter now; look again when it is due (on the timer queue: not inside the answering attempt's bookkeeping). */
+  lookAgain(): void {
+    if (this.primaryDone || this.hedge !== undefined) return;
+    const dueAt = this.startedAt + hedgeDelayMs(this.settings, this.hedging.quantile);
+    if (dueAt < this.permit.deadlineMs) this.pool.hedgeTimers.add(this, dueAt - this.pool.clock.now());
   }
 
   /** The first attempt finished first: the hedge (if any) is cancelled. */
@@ -154,7 +186,7 @@ export async function attemptRound(
   // Before enough answers were seen, look again at the earliest possible delay: the first
   // calls of a pool must not wait `maxDelayMs` on a stalled node while its peers answer.
   const firstLookMs =
-    hedging.quantile.valueMs === undefined && settings.delayMs === undefined
+    hedging.quantile.estimateMs === undefined && typeof settings.delayMs !== 'number'
       ? (settings.minDelayMs ?? HEDGE_DEFAULTS.minDelayMs)
       : hedgeDelayMs(settings, hedging.quantile);
   const now = pool.clock.now();
@@ -166,6 +198,7 @@ export async function attemptRound(
   const primary = await runAttempt(pool, permit, call, attempt, signal, primaryEntry);
   watch.primaryDone = true;
   pool.hedgeTimers.remove(watch);
+  hedging.stopWaiting(watch);
   if (watch.hedge === undefined) return single(primary as AttemptResult);
   if (!('lost' in primary) && (primary.ok || FINAL.has(primary.cause))) {
     watch.cancelHedge();

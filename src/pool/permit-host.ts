@@ -46,7 +46,7 @@ export function createPermitHost(parts: PermitHostParts): PermitHost {
       health.recordSuccess(role, latencyMs);
       balancer?.observe(role, latencyMs, clock.now());
       const kindHedging = hedging?.of(role.settings.kind);
-      if (kindHedging?.hasPeers) kindHedging.quantile.observe(latencyMs);
+      if (kindHedging?.hasPeers) kindHedging.observe(latencyMs);
     },
     onFailure: (role, cause: FailureCause, failure: ClassifiedFailure | undefined, elapsedMs?: number) => {
       role.recordFailure(cause);

@@ -107,7 +107,8 @@ describe('latency-aware choice inside a tier and band', () => {
   });
 
   it('with balance: false the rotation alone decides: the slow endpoint keeps its half', async () => {
-    const t = pool([{ id: 'slow', url: 'https://slow.example.com/' }, { id: 'fast', url: 'https://fast.example.com/' }], { balance: false });
+    // No hedges either: a 100 ms answer next to 1 ms ones is late, and its hedge would add a request on top of the rotation's.
+    const t = pool([{ id: 'slow', url: 'https://slow.example.com/' }, { id: 'fast', url: 'https://fast.example.com/' }], { balance: false, hedge: false });
     t.executor.script('slow', answering(t, () => 100));
     t.executor.script('fast', answering(t, () => 1));
     const served = await sequential(t, 100);
