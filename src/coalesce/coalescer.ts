@@ -7,8 +7,12 @@
  * (idempotent reads only); this file only keeps the requests in flight.
  *
  * The first caller's path is on every read's hot path, so it allocates one small entry and
- * no closure: the sharing machinery ({@link SharedFlight}) is built only when a second
- * caller joins or the first brought a signal.
+ * one promise reaction: the sharing machinery ({@link SharedFlight}) is built only when a
+ * second caller joins or the first brought a signal.
+ *
+ * Every caller gets its own copy of a result once anyone joined, the first one included: the
+ * first caller's reaction would otherwise see (and might mutate) the very object the
+ * joiners' copies are made from.
  */
 import { SharedFlight } from './shared-flight.js';
 
@@ -17,6 +21,12 @@ export interface CoalesceHost<C> {
   /** Starts the request; calls `entry.settled()` when it ends (the key is free again then). */
   start(context: C, signal: AbortSignal | undefined, entry: InFlight): Promise<unknown>;
   leaveError(context: C, signal: AbortSignal): unknown;
+  /**
+   * A caller joined a request in flight; `joined` is what it would get. The host may return
+   * something else: e.g. go on alone when the shared request fails for a reason of its own
+   * (its first caller's deadline, earlier than this caller's).
+   */
+  joined?(context: C, joined: Promise<unknown>): Promise<unknown>;
 }
 
 /** A joiner's own copy of a result: callers may mutate what they get. `structuredClone` keeps `bigint`s. */
@@ -24,12 +34,12 @@ function copyOf<T>(value: T): T {
   return typeof value === 'object' && value !== null ? structuredClone(value) : value;
 }
 
-const identity = <T>(value: T): T => value;
-
 /** One request in flight under its key. */
 export class InFlight {
   promise: Promise<unknown> | undefined;
   flight: SharedFlight<unknown> | undefined;
+  /** Someone joined: the first caller gets a copy too. */
+  joined = false;
   #done = false;
   readonly #owner: Coalescer;
   readonly #table: Map<string, InFlight>;
@@ -49,6 +59,9 @@ export class InFlight {
     return this.#done;
   }
 
+  /** The first caller's value: the result itself when nobody joined, else its own copy. */
+  readonly firstCallersCopy = (value: unknown): unknown => (this.joined ? copyOf(value) : value);
+
   /** The request ended (or every caller left): later calls send afresh. */
   settled(): void {
     if (this.#done) return;
@@ -64,32 +77,36 @@ export class Coalescer {
   readonly #scopes = new Map<string, Map<string, InFlight>>();
 
   /**
-   * Starts the request for `key` in `scope`, or joins the one in flight. The first caller
-   * gets the result itself, every joiner a structured clone. `keepScope`: keep the scope's
-   * table when it empties (the few common scopes).
+   * Starts the request for `key` in `scope`, or joins the one in flight. Every joiner gets a
+   * structured clone of the result, and so does the first caller once anyone joined (alone,
+   * it gets the result itself). `keepScope`: keep the scope's table when it empties (the few
+   * common scopes).
    */
   run<C>(scope: string, keepScope: boolean, key: string, signal: AbortSignal | undefined, host: CoalesceHost<C>, context: C): Promise<unknown> {
     let table = this.#scopes.get(scope);
     if (table === undefined) this.#scopes.set(scope, (table = new Map()));
     const current = table.get(key);
     if (current !== undefined && !current.done && current.flight?.cancelled !== true) {
+      current.joined = true;
       // The first caller had no signal: it never leaves, so the request is never cancelled.
       current.flight ??= new SharedFlight(current.promise!, undefined).pinned();
-      return current.flight.join(signal, copyOf, (aborted) => host.leaveError(context, aborted));
+      const joined = current.flight.join(signal, copyOf, (aborted) => host.leaveError(context, aborted));
+      return host.joined === undefined ? joined : host.joined(context, joined);
     }
     if (signal?.aborted) return Promise.reject(host.leaveError(context, signal));
     const entry = new InFlight(this, table, scope, key, keepScope);
     table.set(key, entry);
     if (signal === undefined) {
       entry.promise = host.start(context, undefined, entry);
-      return entry.promise;
+      // Not the request's own promise: its value is what the joiners' copies are made from.
+      return entry.promise.then(entry.firstCallersCopy);
     }
     const controller = new AbortController();
     entry.promise = host.start(context, controller.signal, entry);
     const flight = new SharedFlight(entry.promise, controller);
     entry.flight = flight;
     flight.onCancel = () => entry.settled();
-    return flight.join(signal, identity, (aborted) => host.leaveError(context, aborted));
+    return flight.join(signal, entry.firstCallersCopy, (aborted) => host.leaveError(context, aborted));
   }
 
   /** @internal An entry left its table empty. */

@@ -218,7 +218,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     };
     const coalesce = options.coalesce ?? true;
     const microBatch = options.batch === undefined || options.batch === false ? undefined : options.batch;
-    if (coalesce || microBatch !== undefined) shared = new SharedRequests(this.#internals, (call, callOptions) => runCall(this.#internals, call, callOptions), coalesce, microBatch);
+    if (coalesce || microBatch !== undefined) shared = new SharedRequests(this.#internals, (call, callOptions) => runCall(this.#internals, call, callOptions), coalesce, microBatch, this.#groups);
   }
 
   /**

@@ -61,7 +61,7 @@ export async function runCall(pool: PoolInternals, call: CallContext, options: R
   const { kind, retryClass } = call;
   const { clock } = pool;
   const { signal } = options;
-  const startedAt = clock.now();
+  const startedAt = call.startedAtMs ?? clock.now();
   // A caller that aborts in the same tick it made the call must see nothing sent.
   if (signal) await Promise.resolve();
   let failed: Set<string> | undefined;

@@ -22,6 +22,8 @@ export interface CallContext extends FailedCall, Exchanged {
   readonly observation?: CallObservation | undefined;
   /** Told once when the call's own request loop ends (coalescing frees the call's key). */
   onSettled?: { settled(): void } | undefined;
+  /** When the caller made the call, if before its request loop started (a coalesced joiner going on alone): its errors count from then. */
+  startedAtMs?: number | undefined;
 }
 
 /** A failed attempt, with its endpoint and a secret-free stand-in for the transport error (its code only). */

@@ -8,13 +8,16 @@ import { MicroBatcher, type MicroBatchEntry } from '../batch/micro-batcher.js';
 import type { MicroBatchSettings } from '../batch/types.js';
 import { Coalescer, type CoalesceHost, type InFlight } from '../coalesce/coalescer.js';
 import { SharedFlight } from '../coalesce/shared-flight.js';
-import type { TransportError } from '../errors/transport-error.js';
+import { isTransportError, type TransportError } from '../errors/transport-error.js';
+import type { RequestKind } from '../retry/causes.js';
+import type { KindGroup } from './admission-model.js';
 import { abortedError } from './admission.js';
 import { runBatch } from './batch-request.js';
 import { failWhileWaiting } from './call-errors.js';
 import type { PoolInternals } from './internals.js';
 import type { RequestOptions } from './request-options.js';
 import type { CallContext } from './run-attempt.js';
+import { callTimeoutMsOf } from './topology.js';
 
 /** How a call runs on its own: the request loop, under `signal`. */
 export type RunAlone = (call: CallContext, options: RequestOptions) => Promise<unknown>;
@@ -23,6 +26,11 @@ export type RunAlone = (call: CallContext, options: RequestOptions) => Promise<u
 interface Sharing {
   readonly call: CallContext;
   readonly options: RequestOptions;
+  /** Its coalescing scope (kind, pin, `timeoutMs`), kept when it goes on alone with less time. */
+  readonly scope?: string;
+  readonly keepScope?: boolean;
+  /** Set once it went on alone: its own deadline, from when it made the call. */
+  readonly deadlineMs?: number;
 }
 
 export class SharedRequests implements CoalesceHost<Sharing> {
@@ -30,9 +38,12 @@ export class SharedRequests implements CoalesceHost<Sharing> {
   readonly #runAlone: RunAlone;
   readonly #coalescer: Coalescer | undefined;
   readonly #batcher: MicroBatcher<Sharing> | undefined;
+  /** The pool's kind groups: a joiner's own deadline budget is read from them. */
+  readonly #groups: ReadonlyMap<RequestKind, KindGroup>;
 
-  constructor(pool: PoolInternals, runAlone: RunAlone, coalesce: boolean, microBatch: MicroBatchSettings | undefined) {
+  constructor(pool: PoolInternals, runAlone: RunAlone, coalesce: boolean, microBatch: MicroBatchSettings | undefined, groups: ReadonlyMap<RequestKind, KindGroup>) {
     this.#pool = pool;
+    this.#groups = groups;
     this.#runAlone = runAlone;
     this.#coalescer = coalesce ? new Coalescer() : undefined;
     this.#batcher = microBatch === undefined ? undefined : new MicroBatcher(pool.clock, microBatch, (entries) => this.#sendMicroBatch(entries));
@@ -46,7 +57,28 @@ export class SharedRequests implements CoalesceHost<Sharing> {
     // The common scope is the kind itself: no string is built per call.
     const common = options.endpoint === undefined && options.timeoutMs === undefined;
     const scope = common ? call.kind : `${call.kind}\n${options.endpoint ?? ''}\n${options.timeoutMs ?? ''}`;
-    return coalescer.run(scope, common, call.body.tail, options.signal, this, { call, options });
+    return coalescer.run(scope, common, call.body.tail, options.signal, this, { call, options, scope, keepScope: common });
+  }
+
+  /**
+   * @internal A caller joined a request in flight. It keeps its own deadline: the shared
+   * request runs under its first caller's, which (same scope, same `timeoutMs`) ends no later
+   * than this caller's, so the joiner can never be held past its own deadline — only failed
+   * before it. When the shared request runs out of its time, this caller goes on with the time
+   * it has left (sharing again with the other joiners that do): never `DEADLINE_EXCEEDED` early.
+   */
+  joined(sharing: Sharing, joined: Promise<unknown>): Promise<unknown> {
+    const { call, options } = sharing;
+    const now = this.#pool.clock.now();
+    const deadlineMs = sharing.deadlineMs ?? now + callTimeoutMsOf(this.#groups.get(call.kind), options);
+    // Its deadline errors name its own budget, counted from when it made the call.
+    call.startedAtMs ??= now;
+    return joined.catch((error: unknown) => {
+      const leftMs = deadlineMs - this.#pool.clock.now();
+      if (!(leftMs > 0) || !isTransportError(error) || error.code !== 'DEADLINE_EXCEEDED' || options.signal?.aborted || this.#pool.closedError()) throw error;
+      const alone: Sharing = { ...sharing, deadlineMs, options: { ...options, timeoutMs: leftMs } };
+      return this.#coalescer!.run(sharing.scope!, sharing.keepScope!, call.body.tail, options.signal, this, alone);
+    });
   }
 
   /** @internal The coalescer starts a request. */

@@ -79,3 +79,14 @@ export function buildKindGroups(
 export function defaultCallTimeoutMs(requestTimeoutsMs: readonly number[]): number {
   return Math.max(...requestTimeoutsMs) + Math.min(...requestTimeoutsMs);
 }
+
+/**
+ * A call's deadline budget, in ms, as admission gives it: its own `timeoutMs`, else its pinned
+ * endpoint's `requestTimeoutMs`, else the kind's default. NaN when no endpoint serves the kind.
+ */
+export function callTimeoutMsOf(group: KindGroup | undefined, options: { readonly timeoutMs?: number | undefined; readonly endpoint?: string | undefined }): number {
+  if (options.timeoutMs !== undefined) return options.timeoutMs;
+  if (group === undefined) return Number.NaN;
+  if (options.endpoint === undefined) return group.defaultTimeoutMs;
+  return group.roles.find((role) => role.endpointId === options.endpoint)?.settings.requestTimeoutMs ?? Number.NaN;
+}
