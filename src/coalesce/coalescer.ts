@@ -7,18 +7,22 @@
  * (idempotent reads only); this file only keeps the requests in flight.
  *
  * The first caller's path is on every read's hot path, so it allocates one small entry and
- * one promise reaction: the sharing machinery ({@link SharedFlight}) is built only when a
- * second caller joins or the first brought a signal.
+ * no closure: the sharing machinery ({@link SharedFlight}) is built only when a second
+ * caller joins or the first brought a signal.
  *
- * Every caller gets its own copy of a result once anyone joined, the first one included: the
- * first caller's reaction would otherwise see (and might mutate) the very object the
- * joiners' copies are made from.
+ * Every caller gets its own result. The first caller holds the request's own promise, and
+ * its reactions run before the joiners' (they were registered first), so the joiners' copies
+ * are not made from the value it gets: when anyone joined, the host hands the result over
+ * (`entry.succeeded`) before any caller sees it, and the joiners copy a private copy of it.
  */
 import { SharedFlight } from './shared-flight.js';
 
 /** What starts a request and names a leaving caller's error; `C` is the caller's context. */
 export interface CoalesceHost<C> {
-  /** Starts the request; calls `entry.settled()` when it ends (the key is free again then). */
+  /**
+   * Starts the request; calls `entry.succeeded(result)` before the returned promise resolves
+   * with it, and `entry.settled()` when it ends (the key is free again then).
+   */
   start(context: C, signal: AbortSignal | undefined, entry: InFlight): Promise<unknown>;
   leaveError(context: C, signal: AbortSignal): unknown;
   /**
@@ -34,12 +38,15 @@ function copyOf<T>(value: T): T {
   return typeof value === 'object' && value !== null ? structuredClone(value) : value;
 }
 
+const identity = <T>(value: T): T => value;
+
 /** One request in flight under its key. */
 export class InFlight {
   promise: Promise<unknown> | undefined;
   flight: SharedFlight<unknown> | undefined;
-  /** Someone joined: the first caller gets a copy too. */
+  /** Someone joined: the result is kept aside for the joiners' copies. */
   joined = false;
+  #kept: { readonly value: unknown } | undefined;
   #done = false;
   readonly #owner: Coalescer;
   readonly #table: Map<string, InFlight>;
@@ -59,8 +66,15 @@ export class InFlight {
     return this.#done;
   }
 
-  /** The first caller's value: the result itself when nobody joined, else its own copy. */
-  readonly firstCallersCopy = (value: unknown): unknown => (this.joined ? copyOf(value) : value);
+  /** The request's result, before any caller sees it: with joiners, a copy nobody else holds is kept for them. */
+  succeeded(value: unknown): void {
+    if (this.joined && this.#kept === undefined) this.#kept = { value: copyOf(value) };
+  }
+
+  /** A joiner's own copy: of the copy kept aside (the first caller may have changed the value it got). */
+  copyForJoiner(value: unknown): unknown {
+    return copyOf(this.#kept === undefined ? value : this.#kept.value);
+  }
 
   /** The request ended (or every caller left): later calls send afresh. */
   settled(): void {
@@ -77,10 +91,9 @@ export class Coalescer {
   readonly #scopes = new Map<string, Map<string, InFlight>>();
 
   /**
-   * Starts the request for `key` in `scope`, or joins the one in flight. Every joiner gets a
-   * structured clone of the result, and so does the first caller once anyone joined (alone,
-   * it gets the result itself). `keepScope`: keep the scope's table when it empties (the few
-   * common scopes).
+   * Starts the request for `key` in `scope`, or joins the one in flight. The first caller
+   * gets the result itself, every joiner a structured clone of an untouched copy.
+   * `keepScope`: keep the scope's table when it empties (the few common scopes).
    */
   run<C>(scope: string, keepScope: boolean, key: string, signal: AbortSignal | undefined, host: CoalesceHost<C>, context: C): Promise<unknown> {
     let table = this.#scopes.get(scope);
@@ -90,7 +103,7 @@ export class Coalescer {
       current.joined = true;
       // The first caller had no signal: it never leaves, so the request is never cancelled.
       current.flight ??= new SharedFlight(current.promise!, undefined).pinned();
-      const joined = current.flight.join(signal, copyOf, (aborted) => host.leaveError(context, aborted));
+      const joined = current.flight.join(signal, (value) => current.copyForJoiner(value), (aborted) => host.leaveError(context, aborted));
       return host.joined === undefined ? joined : host.joined(context, joined);
     }
     if (signal?.aborted) return Promise.reject(host.leaveError(context, signal));
@@ -98,15 +111,14 @@ export class Coalescer {
     table.set(key, entry);
     if (signal === undefined) {
       entry.promise = host.start(context, undefined, entry);
-      // Not the request's own promise: its value is what the joiners' copies are made from.
-      return entry.promise.then(entry.firstCallersCopy);
+      return entry.promise;
     }
     const controller = new AbortController();
     entry.promise = host.start(context, controller.signal, entry);
     const flight = new SharedFlight(entry.promise, controller);
     entry.flight = flight;
     flight.onCancel = () => entry.settled();
-    return flight.join(signal, entry.firstCallersCopy, (aborted) => host.leaveError(context, aborted));
+    return flight.join(signal, identity, (aborted) => host.leaveError(context, aborted));
   }
 
   /** @internal An entry left its table empty. */

@@ -110,7 +110,11 @@ export async function runCall(pool: PoolInternals, call: CallContext, options: R
       // The common case (nothing to hedge to, or not hedgeable) skips the race's bookkeeping.
       const round = hedgeable ? await attemptRound(pool, permit, call, attempt, signal) : undefined;
       const failure = round === undefined ? ((await runAttempt(pool, permit, call, attempt, signal)) as AttemptResult) : round.outcome;
-      if (failure.ok) return failure.result;
+      if (failure.ok) {
+        // A coalesced request's joiners copy the result before its first caller can touch it.
+        call.onSettled?.succeeded(failure.result);
+        return failure.result;
+      }
       const failedEndpointIds = round === undefined ? [failure.endpointId] : round.failedEndpointIds;
       if (failure.cause === 'aborted') throw failWhileWaiting(undefined, call, pool.closedError());
       const decision = evaluateTransportRetry({

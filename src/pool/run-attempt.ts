@@ -20,8 +20,8 @@ export interface CallContext extends FailedCall, Exchanged {
   readonly historical: HistoricalRead | undefined;
   /** Exporters watching this call (undefined when nobody observes). */
   readonly observation?: CallObservation | undefined;
-  /** Told once when the call's own request loop ends (coalescing frees the call's key). */
-  onSettled?: { settled(): void } | undefined;
+  /** Told of the result before the caller sees it, and once when the call's own request loop ends (coalescing frees the call's key). */
+  onSettled?: { succeeded(result: unknown): void; settled(): void } | undefined;
   /** When the caller made the call, if before its request loop started (a coalesced joiner going on alone): its errors count from then. */
   startedAtMs?: number | undefined;
 }

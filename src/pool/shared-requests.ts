@@ -111,8 +111,14 @@ export class SharedRequests implements CoalesceHost<Sharing> {
     }
     const batched = this.#batcher.add(`${call.kind}\n${options.timeoutMs ?? ''}`, { call, options: own }, signal, (aborted) => this.#leaveError(call, aborted));
     if (entry !== undefined) {
-      const settled = () => entry.settled();
-      batched.then(settled, settled);
+      // Registered before any caller's reaction: the joiners' copy is taken before the first caller sees the result.
+      batched.then(
+        (result) => {
+          entry.succeeded(result);
+          entry.settled();
+        },
+        () => entry.settled(),
+      );
     }
     return batched;
   }

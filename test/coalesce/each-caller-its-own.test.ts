@@ -41,6 +41,25 @@ describe('each caller gets its own copy', () => {
     expect([(await first).value.lamports, (await second).value.lamports, (await third).value.lamports]).toEqual([-1, -2, 5]);
     expect(t.executor.received).toHaveLength(1);
   });
+
+  it('the same for a read that went in a micro-batch', async () => {
+    const t = createTestPool([endpoint('a')], { batch: { waitMs: 0 } });
+    t.executor.script('a', (request) => {
+      const items = JSON.parse(request.body) as { id: number }[];
+      const body = JSON.stringify(items.map((item) => ({ jsonrpc: '2.0', id: item.id, result: INFO })));
+      return { type: 'response', status: 200, headers: { 'content-type': 'application/json' }, body };
+    });
+    const first = t.pool.request('getAccountInfo', [ACCOUNT]).then((r) => {
+      (r as Info).value.lamports = -1;
+      return r as Info;
+    });
+    const joiner = t.pool.request('getAccountInfo', [ACCOUNT]) as Promise<Info>;
+    const other = t.pool.request('getAccountInfo', ['other']) as Promise<Info>;
+    await t.clock.advance(1);
+    expect([(await first).value.lamports, (await joiner).value.lamports, (await other).value.lamports]).toEqual([-1, 5, 5]);
+    // One batch request of two items: the two identical reads took one.
+    expect(t.executor.received).toHaveLength(1);
+  });
 });
 
 describe('a joiner keeps its own deadline', () => {
