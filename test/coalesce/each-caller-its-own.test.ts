@@ -120,6 +120,18 @@ describe('a joiner keeps its own deadline', () => {
     expect(reads()).toBe(4);
   });
 
+  it("a pinned joiner without timeoutMs keeps its endpoint's requestTimeoutMs, counted from its own call", async () => {
+    const t = createTestPool([endpoint('a', { requestTimeoutMs: 1_000 }), endpoint('b')]);
+    t.executor.script('a', hangUntilAborted);
+    const first = track(t.pool.request('getAccountInfo', [ACCOUNT], { endpoint: 'a' }), t.clock);
+    await t.clock.advance(300);
+    const joiner = track(t.pool.request('getAccountInfo', [ACCOUNT], { endpoint: 'a' }), t.clock);
+    await t.clock.advance(1_000);
+    expect([first.atMs, joiner.atMs]).toEqual([1_000, 1_300]);
+    expect(joiner.error).toMatchObject({ code: 'DEADLINE_EXCEEDED', context: { timeoutMs: 1_000 } });
+    expect([t.executor.countFor('a', 'getAccountInfo'), t.executor.countFor('b')]).toEqual([2, 0]);
+  });
+
   it('a joiner leaving on its own signal is not sent again', async () => {
     const t = createTestPool([endpoint('a')]);
     t.executor.script('a', hangUntilAborted);
