@@ -142,7 +142,10 @@ class HedgeWatch implements QueuedTimer {
     });
   }
 
-  /** An answer of the kind arrived: the delay may be shorter now; look again when it is due (on the timer queue: not inside the answering attempt's bookkeeping). */
+  /**
+   * An answer of the kind arrived: the delay may be shorter now. Looks again when it is due,
+   * on the timer queue (not inside the answering attempt's bookkeeping, before its release).
+   */
   lookAgain(): void {
     if (this.primaryDone || this.hedge !== undefined) return;
     const dueAt = this.startedAt + hedgeDelayMs(this.settings, this.hedging.quantile);
