@@ -4,11 +4,11 @@ import { evmTransactionHashFromSendParams } from '../jsonrpc/transaction-id.js';
 import type { RpcRequester } from '../pool/request-options.js';
 import { badPollScheduleField, pollIntervalMs, type PollSchedule } from '../retry/poll-schedule.js';
 import { assertEvmAddress } from './address.js';
-import { invalidInput, type Hex } from './inputs.js';
-import type { EvmTransactionReceipt } from './object-schemas.js';
+import { blockParam, invalidInput, type Hex } from './inputs.js';
+import { receiptSchema, type EvmTransactionReceipt } from './object-schemas.js';
+import { askTwoOperators } from '../proof/two-operators.js';
 import { nonceOfRawTransaction } from './raw-transaction.js';
-import { createTransactionMethods, checkRawTransaction } from './transactions.js';
-import { createStateMethods } from './state.js';
+import { aboutAsked, createTransactionMethods, checkRawTransaction } from './transactions.js';
 import { parseResult, quantitySchema } from './schemas.js';
 
 /** Options of `sendAndWait`. */
@@ -121,7 +121,6 @@ export async function sendAndWait(requester: RpcRequester, serializedTransaction
   };
   const ctx = { requester, clock };
   const transactions = createTransactionMethods(ctx);
-  const state = createStateMethods(ctx);
   const blockNumber = async () => parseResult('eth_blockNumber', quantitySchema, await requester.request('eth_blockNumber', [], within()));
 
   let dispatch: SendDispatch = 'acknowledged';
@@ -135,19 +134,47 @@ export async function sendAndWait(requester: RpcRequester, serializedTransaction
   let from = options.from as Hex | undefined;
   let receipt: EvmTransactionReceipt | null = null;
   let lastError: TransportError | undefined;
+  const askTwo = <T>(method: string, params: readonly unknown[], parse: (value: unknown) => T) => askTwoOperators(requester, method, params, parse, within);
+  /**
+   * The head depth is counted against: the one the pool trusts (two operators vouch for it,
+   * never above the reference tip), after fresh heads from two operators. Never one node's
+   * `eth_blockNumber` — except from a requester that has no trusted head to offer.
+   */
+  const head = async (): Promise<bigint | undefined> => {
+    if (requester.trustedHead === undefined) return blockNumber();
+    if ((await askTwo('eth_blockNumber', [], (value) => parseResult('eth_blockNumber', quantitySchema, value))) === undefined) await blockNumber();
+    return requester.trustedHead('block');
+  };
+  /** Two operators say the sender's nonce count at `block` is past this nonce (one node's count proves nothing). */
+  const nonceUsedAt = async (sender: Hex, block: bigint): Promise<boolean> => {
+    const counts = await askTwo('eth_getTransactionCount', [sender, blockParam(block)], (value) => parseResult('eth_getTransactionCount', quantitySchema, value));
+    return counts !== undefined && counts.every((count) => count.value > nonce);
+  };
+  /** Two operators find no receipt (each answer about this hash, or refused by the pool): undefined. Else the receipt found, or null when no second operator could be asked. */
+  const receiptOfTwo = async (): Promise<EvmTransactionReceipt | null | undefined> => {
+    const params = [transactionHash];
+    const finals = await askTwo('eth_getTransactionReceipt', params, (value) =>
+      parseResult('eth_getTransactionReceipt', receiptSchema.nullable(), aboutAsked('eth_getTransactionReceipt', params, value)),
+    );
+    if (finals === undefined) return null;
+    return finals.find((answer) => answer.value !== null)?.value ?? undefined;
+  };
   for (let round = 1; remaining() > 0; round++) {
     try {
       receipt = await transactions.getTransactionReceipt(transactionHash, within());
       if (receipt !== null) {
-        const depth = confirmationsAt(await blockNumber(), receipt.blockNumber);
+        const at = await head();
+        const depth = at === undefined ? 0n : confirmationsAt(at, receipt.blockNumber);
         if (depth >= BigInt(confirmations)) return { status: 'confirmed', transactionHash, receipt, confirmations: depth, dispatch };
       } else {
         from ??= (await transactions.getTransactionByHash(transactionHash, within()))?.from;
-        const at = from === undefined ? undefined : depthBlock(await blockNumber(), confirmations);
-        if (from !== undefined && at !== undefined && (await state.getTransactionCount(from, at, within())) > nonce) {
-          // Mined just now at exactly that nonce? One last look at the receipt before calling it replaced.
-          receipt = await transactions.getTransactionReceipt(transactionHash, within());
-          if (receipt === null) return { status: 'expired', transactionHash, reason: 'nonce-used-by-another-transaction', from, nonce, dispatch };
+        const top = from === undefined ? undefined : await head();
+        const at = top === undefined ? undefined : depthBlock(top, confirmations);
+        if (from !== undefined && at !== undefined && (await nonceUsedAt(from, at))) {
+          // Mined just now at exactly that nonce? One last look, on two operators, before calling it replaced.
+          const found = await receiptOfTwo();
+          if (found === undefined) return { status: 'expired', transactionHash, reason: 'nonce-used-by-another-transaction', from, nonce, dispatch };
+          receipt = found;
         }
       }
     } catch (error) {

@@ -36,7 +36,7 @@ export function checkRawTransaction(value: unknown): Hex {
  * evidence (`INVALID_RESPONSE`, reason `lookup-result-mismatch`). A pool already refuses such
  * an answer and asks another endpoint; this catches it from any requester.
  */
-function aboutAsked(method: string, params: readonly unknown[], result: unknown): unknown {
+export function aboutAsked(method: string, params: readonly unknown[], result: unknown): unknown {
   const id = lookupIdOf(method, params);
   if (id === undefined || isAnswerAbout(id, result)) return result;
   throw new TransportError('INVALID_RESPONSE', `${method} answered about another transaction than the one asked for`, {

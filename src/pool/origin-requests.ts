@@ -80,14 +80,18 @@ export function createOriginRequests(
       if (chainQuantity !== undefined && chainQuantity !== kind) return undefined;
       const now = clock.now();
       const heads: OperatorHead[] = [];
+      const operators = new Set<string>();
       const seen = new Set<number>();
       for (const role of roles) {
         const index = role.endpoint.index;
         if (seen.has(index) || role.disabled) continue;
         seen.add(index);
+        operators.add(role.endpoint.operator);
         const head = health.headOf(index, now);
         if (head !== undefined) heads.push({ operator: role.endpoint.operator, value: head.value });
       }
+      // A pool of one operator has nobody else to vouch: its word is all the pool has.
+      if (operators.size === 1) return heads.reduce<bigint | undefined>((best, head) => (best === undefined || head.value > best ? head.value : best), undefined);
       return trustedHeadOf(heads);
     },
   };

@@ -55,8 +55,9 @@ export interface RpcRequester {
   requestWithOrigin?(method: string, params: readonly unknown[], options?: OriginRequestOptions): Promise<OriginatedAnswer>;
   /**
    * The highest head of `kind` that at least two operators' endpoints have reported, never
-   * above the pool's reference tip; undefined until two operators have. What `sendAndWait`
-   * counts confirmations against instead of one node's `eth_blockNumber`.
+   * above the pool's reference tip; undefined until two operators have (a pool of one
+   * operator: that operator's highest head). What `sendAndWait` counts confirmations
+   * against instead of one node's `eth_blockNumber`.
    */
   trustedHead?(kind: HeadKind): bigint | undefined;
 }
