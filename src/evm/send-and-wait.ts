@@ -142,7 +142,9 @@ export async function sendAndWait(requester: RpcRequester, serializedTransaction
    */
   const head = async (): Promise<bigint | undefined> => {
     if (requester.trustedHead === undefined) return blockNumber();
-    if ((await askTwo('eth_blockNumber', [], (value) => parseResult('eth_blockNumber', quantitySchema, value))) === undefined) await blockNumber();
+    // Each answer is observed by the pool's head book; a pool of one operator is asked once.
+    if (requester.requestWithOrigin === undefined) await blockNumber();
+    else await askTwo('eth_blockNumber', [], (value) => parseResult('eth_blockNumber', quantitySchema, value));
     return requester.trustedHead('block');
   };
   /** Two operators say the sender's nonce count at `block` is past this nonce (one node's count proves nothing). */
