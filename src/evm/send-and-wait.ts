@@ -33,7 +33,8 @@ export interface SendAndWaitOptions {
 
 /**
  * How `sendAndWait` ended. `confirmed`: mined with `confirmations` (check `receipt.status`:
- * `reverted` still used the nonce and paid gas). `expired`: the nonce was used by another
+ * `reverted` still used the nonce and paid gas; depth is counted against the requester's
+ * `trustedHead`). `expired`: two operators say the nonce was used by another
  * transaction at the requested depth — this one can never be mined; re-sign with a fresh
  * nonce if still wanted. `unknown`: the deadline came first — it may still be mined; do
  * not send a conflicting transaction unless you mean to replace it.
