@@ -5,7 +5,7 @@ import type { RpcRequester } from '../pool/request-options.js';
 import { badPollScheduleField, pollIntervalMs, type PollSchedule } from '../retry/poll-schedule.js';
 import { assertEvmAddress } from './address.js';
 import { blockParam, invalidInput, type Hex } from './inputs.js';
-import { receiptSchema, type EvmTransactionReceipt } from './object-schemas.js';
+import { receiptSchema, transactionSchema, type EvmTransactionReceipt } from './object-schemas.js';
 import { askTwoOperators } from '../proof/two-operators.js';
 import { nonceOfRawTransaction } from './raw-transaction.js';
 import { aboutAsked, createTransactionMethods, checkRawTransaction } from './transactions.js';
@@ -19,8 +19,8 @@ export interface SendAndWaitOptions {
   readonly timeoutMs?: number;
   /**
    * The sender. Needed to prove a replacement (its nonce used by another transaction);
-   * when absent it is read from `eth_getTransactionByHash` while the node knows the
-   * transaction. @default learned from the node
+   * when absent it is read from `eth_getTransactionByHash` while two operators know the
+   * transaction and agree on it. @default learned from two operators
    */
   readonly from?: string;
   /** Poll intervals. @default { initialIntervalMs: 500, maxIntervalMs: 4 000, factor: 1.5 } */
@@ -162,6 +162,17 @@ export async function sendAndWait(requester: RpcRequester, serializedTransaction
     if (finals === undefined) return null;
     return finals.find((answer) => answer.value !== null)?.value ?? undefined;
   };
+  /**
+   * The sender, as two operators report the transaction (one node's `from` could name any
+   * account whose nonce is used): undefined while they do not both know it and agree.
+   */
+  const senderOf = async (): Promise<Hex | undefined> => {
+    const params = [transactionHash];
+    const parse = (value: unknown) => parseResult('eth_getTransactionByHash', transactionSchema.nullable(), aboutAsked('eth_getTransactionByHash', params, value));
+    const answers = await askTwo('eth_getTransactionByHash', params, parse);
+    const [a, b] = answers === undefined ? [] : answers.map((answer) => answer.value?.from.toLowerCase());
+    return a !== undefined && a === b ? (a as Hex) : undefined;
+  };
   for (let round = 1; remaining() > 0; round++) {
     try {
       receipt = await transactions.getTransactionReceipt(transactionHash, within());
@@ -170,7 +181,7 @@ export async function sendAndWait(requester: RpcRequester, serializedTransaction
         const depth = at === undefined ? 0n : confirmationsAt(at, receipt.blockNumber);
         if (depth >= BigInt(confirmations)) return { status: 'confirmed', transactionHash, receipt, confirmations: depth, dispatch };
       } else {
-        from ??= (await transactions.getTransactionByHash(transactionHash, within()))?.from;
+        from ??= await senderOf();
         const top = from === undefined ? undefined : await head();
         const at = top === undefined ? undefined : depthBlock(top, confirmations);
         if (from !== undefined && at !== undefined && (await nonceUsedAt(from, at))) {

@@ -63,6 +63,8 @@ function honestNode(landing: Landing): NodeScript {
           blockHash: mined ? `0x${'cd'.repeat(32)}` : null, blockNumber: mined ? hex(minedAt) : null, transactionIndex: mined ? '0x0' : null,
         };
       case 'eth_getTransactionCount': {
+        // Any other account has used 5 nonces.
+        if (String(params[0]).toLowerCase() !== FROM) return '0x5';
         const block = params[1] === 'latest' ? headAt(nowMs) : Number(BigInt(params[1] as string));
         return mined && block >= minedAt ? '0x1' : '0x0';
       }
@@ -152,6 +154,24 @@ describe('EVM sendAndWait proves expiry and depth with two operators and the tru
     expect(depth).toBeGreaterThanOrEqual(12n);
     expect(depth).toBeLessThanOrEqual(BigInt(headAt(clock.now())) - minedAt + 1n);
     expect(liarServer.count('eth_blockNumber')).toBeGreaterThan(0);
+  });
+
+  it('a node naming another sender (one whose nonce is used) in eth_getTransactionByHash: 0 of 6 expired, all 6 confirmed', async () => {
+    const clock = createFakeClock();
+    const landing: Landing = { landsAtMs: 0 };
+    const honest = honestNode(landing);
+    const liar = liarWith(honest, (method, params, nowMs) => {
+      if (method !== 'eth_getTransactionByHash') return undefined;
+      return { ...(honest(method, params, nowMs) as object), from: TO };
+    });
+    const { pool, liar: liarServer } = await lyingFleet(clock, honest, liar, 'evm');
+    const evm = createEvmClient(pool, { clock });
+    const outcomes = await runs(clock, 6, () => {
+      landing.landsAtMs = clock.now() + 1_500;
+      return evm.sendAndWait(RAW, { timeoutMs: 20_000 });
+    });
+    expect(outcomes.map((o) => o.status)).toEqual(Array(6).fill('confirmed'));
+    expect(liarServer.count('eth_getTransactionByHash')).toBeGreaterThan(0);
   });
 
   it('a replacement is still proven expired by the two honest operators', async () => {
