@@ -16,10 +16,13 @@ export interface Witness<T> {
 }
 
 /**
- * Asks `method` of two endpoints of different operators and parses both answers (a parse
- * failure throws, as any failed call). Undefined when the requester cannot say who answered
- * (no `requestWithOrigin`) or no second operator serves the call: nothing can be proven then.
- * `options` is read before each call, so each gets what is left of the caller's deadline.
+ * Asks `method` of endpoints of two different operators and parses both answers. An
+ * operator whose answer does not parse (`INVALID_RESPONSE`) is passed over for the next one,
+ * so one node answering garbage cannot block a proof. Undefined when the requester cannot
+ * say who answered (no `requestWithOrigin`) or no second operator with a valid answer is
+ * left (`NO_ENDPOINT`; the last refused answer's error when there was one): nothing can be
+ * proven then. Other failures throw, as any failed call. `options` is read before each
+ * call, so each gets what is left of the deadline.
  */
 export async function askTwoOperators<T>(
   requester: RpcRequester,
@@ -29,15 +32,27 @@ export async function askTwoOperators<T>(
   options: () => RequestOptions,
 ): Promise<readonly [Witness<T>, Witness<T>] | undefined> {
   if (requester.requestWithOrigin === undefined) return undefined;
-  const first = await requester.requestWithOrigin(method, params, options());
-  const firstWitness = { value: parse(first.value), endpointId: first.endpointId, operator: first.operator };
-  let second;
-  try {
-    second = await requester.requestWithOrigin(method, params, { ...options(), excludeOperators: [first.operator] });
-  } catch (error) {
-    if (isTransportError(error, 'NO_ENDPOINT')) return undefined;
-    throw error;
+  const witnesses: Witness<T>[] = [];
+  const asked: string[] = [];
+  let lastInvalid: unknown;
+  // Bounded: every turn excludes one more operator, and the requester runs out of them.
+  while (witnesses.length < 2) {
+    let answer;
+    try {
+      answer = await requester.requestWithOrigin(method, params, { ...options(), excludeOperators: [...asked] });
+    } catch (error) {
+      // No operator left: say why when answers were refused, else nothing can be proven.
+      if (isTransportError(error, 'NO_ENDPOINT') && lastInvalid === undefined) return undefined;
+      throw isTransportError(error, 'NO_ENDPOINT') ? lastInvalid : error;
+    }
+    if (asked.includes(answer.operator)) return undefined;
+    asked.push(answer.operator);
+    try {
+      witnesses.push({ value: parse(answer.value), endpointId: answer.endpointId, operator: answer.operator });
+    } catch (error) {
+      if (!isTransportError(error, 'INVALID_RESPONSE')) throw error;
+      lastInvalid = error;
+    }
   }
-  if (second.operator === first.operator) return undefined;
-  return [firstWitness, { value: parse(second.value), endpointId: second.endpointId, operator: second.operator }];
+  return [witnesses[0]!, witnesses[1]!];
 }

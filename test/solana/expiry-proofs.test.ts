@@ -137,6 +137,18 @@ describe('Solana expiry is proven by two operators, never by one node', () => {
     expect((outcome as { blockHeight: bigint }).blockHeight).toBeGreaterThan(BigInt(lastValidBlockHeight));
   });
 
+  it('a node answering garbage is passed over: the two honest operators still prove a real expiry', async () => {
+    const clock = createFakeClock();
+    const landing: Landing = { landsAtMs: Number.POSITIVE_INFINITY, cachedUntilMs: 0 };
+    const honest = honestNode(landing);
+    const liar = liarWith(honest, (method) => (method === 'getEpochInfo' ? { blockHeight: 'high' } : undefined));
+    const { pool, liar: liarServer } = await lyingFleet(clock, honest, liar, 'solana');
+    const lastValidBlockHeight = blockHeightOf(finalizedSlotAt(clock.now())) + 10;
+    const outcome = await drive(clock, waitForSignature(pool, NEVER_SENT, { clock, lastValidBlockHeight, timeoutMs: 60_000 }));
+    expect(outcome).toMatchObject({ status: 'expired', reason: 'block-height-exceeded' });
+    expect(liarServer.count('getEpochInfo')).toBeGreaterThan(0);
+  });
+
   it('a pool of one operator proves no expiry: unknown at the deadline, never expired', async () => {
     const clock = createFakeClock();
     const landing: Landing = { landsAtMs: Number.POSITIVE_INFINITY, cachedUntilMs: 0 };
