@@ -153,7 +153,10 @@ export async function sendAndWait(requester: RpcRequester, serializedTransaction
     const counts = await askTwo('eth_getTransactionCount', [sender, blockParam(block)], (value) => parseResult('eth_getTransactionCount', quantitySchema, value));
     return counts !== undefined && counts.every((count) => count.value > nonce);
   };
-  /** Two operators find no receipt (each answer about this hash, or refused by the pool): undefined. Else the receipt found, or null when no second operator could be asked. */
+  /**
+   * The last look before `expired`: undefined when two operators find no receipt of this
+   * hash (the proof), the receipt when one finds it, null when no second operator answered.
+   */
   const receiptOfTwo = async (): Promise<EvmTransactionReceipt | null | undefined> => {
     const params = [transactionHash];
     const finals = await askTwo('eth_getTransactionReceipt', params, (value) =>
