@@ -1,6 +1,6 @@
 export { HttpTransportPool, type AcquireOptions } from './pool/http-transport-pool.js';
 export { HttpRequestPermit } from './pool/permit.js';
-export type { RequestOptions, RpcRequester } from './pool/request-options.js';
+export type { HeadKind, OriginatedAnswer, OriginRequestOptions, RequestOptions, RpcRequester } from './pool/request-options.js';
 export type { BatchCall, BatchItemResult, BatchOptions, MicroBatchSettings } from './batch/types.js';
 export type { PoolSnapshot, RoleSnapshot, EndpointSnapshot, KindSnapshot } from './pool/snapshot.js';
 export type { ChainStatus } from './pool/chain-guard.js';

@@ -18,13 +18,14 @@ import { classifyBatchElement, classifyOutcome, failureOf, type RawResponse } fr
 import type { RawOutcome } from '../http/executor.js';
 import type { AbortReason, ClassifiedOutcome, ClassifyContext } from '../http/outcome.js';
 import { parseJsonExact } from '../jsonrpc/exact-json.js';
-import type { SentTransactionId } from '../jsonrpc/transaction-id.js';
+import type { LookupId, SentTransactionId } from '../jsonrpc/transaction-id.js';
 
 /** One item as it was sent: its JSON-RPC id in this request, its method and a send's id. */
 export interface BatchSlot {
   readonly id: number;
   readonly method: string;
   readonly sentTransactionId?: SentTransactionId | undefined;
+  readonly lookupId?: LookupId | undefined;
 }
 
 export interface BatchAttribution {
@@ -49,6 +50,7 @@ function contextOf(slot: BatchSlot | undefined, context: AttributeContext): Clas
     id: slot?.id ?? WHOLE_REQUEST_ID,
     abortReason: context.abortReason,
     sentTransactionId: slot?.sentTransactionId,
+    lookupId: slot?.lookupId,
     get wallNowMs() {
       return context.wallNowMs();
     },

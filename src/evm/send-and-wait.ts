@@ -4,11 +4,11 @@ import { evmTransactionHashFromSendParams } from '../jsonrpc/transaction-id.js';
 import type { RpcRequester } from '../pool/request-options.js';
 import { badPollScheduleField, pollIntervalMs, type PollSchedule } from '../retry/poll-schedule.js';
 import { assertEvmAddress } from './address.js';
-import { invalidInput, type Hex } from './inputs.js';
-import type { EvmTransactionReceipt } from './object-schemas.js';
+import { blockParam, invalidInput, type Hex } from './inputs.js';
+import { receiptSchema, transactionSchema, type EvmTransactionReceipt } from './object-schemas.js';
+import { askTwoOperators } from '../proof/two-operators.js';
 import { nonceOfRawTransaction } from './raw-transaction.js';
-import { createTransactionMethods, checkRawTransaction } from './transactions.js';
-import { createStateMethods } from './state.js';
+import { aboutAsked, createTransactionMethods, checkRawTransaction } from './transactions.js';
 import { parseResult, quantitySchema } from './schemas.js';
 
 /** Options of `sendAndWait`. */
@@ -19,8 +19,8 @@ export interface SendAndWaitOptions {
   readonly timeoutMs?: number;
   /**
    * The sender. Needed to prove a replacement (its nonce used by another transaction);
-   * when absent it is read from `eth_getTransactionByHash` while the node knows the
-   * transaction. @default learned from the node
+   * when absent it is read from `eth_getTransactionByHash` while two operators know the
+   * transaction and agree on it. @default learned from two operators
    */
   readonly from?: string;
   /** Poll intervals. @default { initialIntervalMs: 500, maxIntervalMs: 4 000, factor: 1.5 } */
@@ -33,7 +33,8 @@ export interface SendAndWaitOptions {
 
 /**
  * How `sendAndWait` ended. `confirmed`: mined with `confirmations` (check `receipt.status`:
- * `reverted` still used the nonce and paid gas). `expired`: the nonce was used by another
+ * `reverted` still used the nonce and paid gas; depth is counted against the requester's
+ * `trustedHead`). `expired`: two operators say the nonce was used by another
  * transaction at the requested depth — this one can never be mined; re-sign with a fresh
  * nonce if still wanted. `unknown`: the deadline came first — it may still be mined; do
  * not send a conflicting transaction unless you mean to replace it.
@@ -121,7 +122,6 @@ export async function sendAndWait(requester: RpcRequester, serializedTransaction
   };
   const ctx = { requester, clock };
   const transactions = createTransactionMethods(ctx);
-  const state = createStateMethods(ctx);
   const blockNumber = async () => parseResult('eth_blockNumber', quantitySchema, await requester.request('eth_blockNumber', [], within()));
 
   let dispatch: SendDispatch = 'acknowledged';
@@ -135,19 +135,63 @@ export async function sendAndWait(requester: RpcRequester, serializedTransaction
   let from = options.from as Hex | undefined;
   let receipt: EvmTransactionReceipt | null = null;
   let lastError: TransportError | undefined;
+  const askTwo = <T>(method: string, params: readonly unknown[], parse: (value: unknown) => T) => askTwoOperators(requester, method, params, parse, within);
+  /**
+   * The head depth is counted against: the one the pool trusts (two operators vouch for it,
+   * never above the reference tip), after fresh heads from two operators. Never one node's
+   * `eth_blockNumber` — except from a requester that has no trusted head to offer.
+   */
+  const head = async (): Promise<bigint | undefined> => {
+    if (requester.trustedHead === undefined) return blockNumber();
+    // Each answer is observed by the pool's head book; a pool of one operator is asked once.
+    if (requester.requestWithOrigin === undefined) await blockNumber();
+    else await askTwo('eth_blockNumber', [], (value) => parseResult('eth_blockNumber', quantitySchema, value));
+    return requester.trustedHead('block');
+  };
+  /** Two operators say the sender's nonce count at `block` is past this nonce (one node's count proves nothing). */
+  const nonceUsedAt = async (sender: Hex, block: bigint): Promise<boolean> => {
+    const counts = await askTwo('eth_getTransactionCount', [sender, blockParam(block)], (value) => parseResult('eth_getTransactionCount', quantitySchema, value));
+    return counts !== undefined && counts.every((count) => count.value > nonce);
+  };
+  /**
+   * The last look before `expired`: undefined when two operators find no receipt of this
+   * hash (the proof), the receipt when one finds it, null when no second operator answered.
+   */
+  const receiptOfTwo = async (): Promise<EvmTransactionReceipt | null | undefined> => {
+    const params = [transactionHash];
+    const finals = await askTwo('eth_getTransactionReceipt', params, (value) =>
+      parseResult('eth_getTransactionReceipt', receiptSchema.nullable(), aboutAsked('eth_getTransactionReceipt', params, value)),
+    );
+    if (finals === undefined) return null;
+    return finals.find((answer) => answer.value !== null)?.value ?? undefined;
+  };
+  /**
+   * The sender, as two operators report the transaction (one node's `from` could name any
+   * account whose nonce is used): undefined while they do not both know it and agree.
+   */
+  const senderOf = async (): Promise<Hex | undefined> => {
+    const params = [transactionHash];
+    const parse = (value: unknown) => parseResult('eth_getTransactionByHash', transactionSchema.nullable(), aboutAsked('eth_getTransactionByHash', params, value));
+    const answers = await askTwo('eth_getTransactionByHash', params, parse);
+    const [a, b] = answers === undefined ? [] : answers.map((answer) => answer.value?.from.toLowerCase());
+    return a !== undefined && a === b ? (a as Hex) : undefined;
+  };
   for (let round = 1; remaining() > 0; round++) {
     try {
       receipt = await transactions.getTransactionReceipt(transactionHash, within());
       if (receipt !== null) {
-        const depth = confirmationsAt(await blockNumber(), receipt.blockNumber);
+        const at = await head();
+        const depth = at === undefined ? 0n : confirmationsAt(at, receipt.blockNumber);
         if (depth >= BigInt(confirmations)) return { status: 'confirmed', transactionHash, receipt, confirmations: depth, dispatch };
       } else {
-        from ??= (await transactions.getTransactionByHash(transactionHash, within()))?.from;
-        const at = from === undefined ? undefined : depthBlock(await blockNumber(), confirmations);
-        if (from !== undefined && at !== undefined && (await state.getTransactionCount(from, at, within())) > nonce) {
-          // Mined just now at exactly that nonce? One last look at the receipt before calling it replaced.
-          receipt = await transactions.getTransactionReceipt(transactionHash, within());
-          if (receipt === null) return { status: 'expired', transactionHash, reason: 'nonce-used-by-another-transaction', from, nonce, dispatch };
+        from ??= await senderOf();
+        const top = from === undefined ? undefined : await head();
+        const at = top === undefined ? undefined : depthBlock(top, confirmations);
+        if (from !== undefined && at !== undefined && (await nonceUsedAt(from, at))) {
+          // Mined just now at exactly that nonce? One last look, on two operators, before calling it replaced.
+          const found = await receiptOfTwo();
+          if (found === undefined) return { status: 'expired', transactionHash, reason: 'nonce-used-by-another-transaction', from, nonce, dispatch };
+          receipt = found;
         }
       }
     } catch (error) {

@@ -1,3 +1,5 @@
+import { TransportError } from '../errors/transport-error.js';
+import { isAnswerAbout, lookupIdOf } from '../jsonrpc/transaction-id.js';
 import type { RequestOptions } from '../pool/request-options.js';
 import { checkHash, invalidInput, type Hex } from './inputs.js';
 import type { EvmMethodContext } from './method-context.js';
@@ -16,9 +18,9 @@ export interface EvmTransactionMethods {
    * or use `sendAndWait`, which does.
    */
   sendRawTransaction(serializedTransaction: string, options?: RequestOptions): Promise<SendRawTransactionReturnType>;
-  /** `eth_getTransactionReceipt` → the receipt, or `null` while not mined (or unknown). */
+  /** `eth_getTransactionReceipt` → the receipt, or `null` while not mined (or unknown). A receipt of another transaction is `INVALID_RESPONSE` (reason `lookup-result-mismatch`). */
   getTransactionReceipt(hash: string, options?: RequestOptions): Promise<EvmTransactionReceipt | null>;
-  /** `eth_getTransactionByHash` → the transaction (pending ones have `blockNumber: null`), or `null`. */
+  /** `eth_getTransactionByHash` → the transaction (pending ones have `blockNumber: null`), or `null`. Another transaction is `INVALID_RESPONSE` (reason `lookup-result-mismatch`). */
   getTransactionByHash(hash: string, options?: RequestOptions): Promise<EvmTransaction | null>;
 }
 
@@ -27,6 +29,20 @@ const RAW_TRANSACTION = /^0x(?:[0-9a-fA-F]{2})+$/;
 export function checkRawTransaction(value: unknown): Hex {
   if (typeof value !== 'string' || !RAW_TRANSACTION.test(value)) invalidInput('serializedTransaction', '0x and a non-empty, even number of hex digits');
   return value as Hex;
+}
+
+/**
+ * `result`, unless it is about another transaction than the one asked for: a lie, never
+ * evidence (`INVALID_RESPONSE`, reason `lookup-result-mismatch`). A pool already refuses such
+ * an answer and asks another endpoint; this catches it from any requester.
+ */
+export function aboutAsked(method: string, params: readonly unknown[], result: unknown): unknown {
+  const id = lookupIdOf(method, params);
+  if (id === undefined || isAnswerAbout(id, result)) return result;
+  throw new TransportError('INVALID_RESPONSE', `${method} answered about another transaction than the one asked for`, {
+    context: { reason: 'lookup-result-mismatch' },
+    method,
+  });
 }
 
 export function createTransactionMethods({ requester }: EvmMethodContext): EvmTransactionMethods {
@@ -38,13 +54,15 @@ export function createTransactionMethods({ requester }: EvmMethodContext): EvmTr
     },
 
     async getTransactionReceipt(hash, options) {
-      const result = await requester.request('eth_getTransactionReceipt', [checkHash(hash, 'hash')], options);
-      return parseResult('eth_getTransactionReceipt', receiptSchema.nullable(), result);
+      const params = [checkHash(hash, 'hash')];
+      const result = await requester.request('eth_getTransactionReceipt', params, options);
+      return parseResult('eth_getTransactionReceipt', receiptSchema.nullable(), aboutAsked('eth_getTransactionReceipt', params, result));
     },
 
     async getTransactionByHash(hash, options) {
-      const result = await requester.request('eth_getTransactionByHash', [checkHash(hash, 'hash')], options);
-      return parseResult('eth_getTransactionByHash', transactionSchema.nullable(), result);
+      const params = [checkHash(hash, 'hash')];
+      const result = await requester.request('eth_getTransactionByHash', params, options);
+      return parseResult('eth_getTransactionByHash', transactionSchema.nullable(), aboutAsked('eth_getTransactionByHash', params, result));
     },
   };
 }

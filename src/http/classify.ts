@@ -31,7 +31,7 @@ import {
 } from '../jsonrpc/heuristics.js';
 import { readLogRangeLimit } from '../jsonrpc/log-range-limit.js';
 import { isUnexpectedEmptyResult } from '../jsonrpc/method-table.js';
-import { isSentTransactionId } from '../jsonrpc/transaction-id.js';
+import { isAnswerAbout, isSentTransactionId } from '../jsonrpc/transaction-id.js';
 import type { RawOutcome } from './executor.js';
 import type { ClassifiedFailure, ClassifiedOutcome, ClassifyContext } from './outcome.js';
 
@@ -98,8 +98,9 @@ export const RULES = {
   'id-null': row('invalid-response', AMBIGUOUS, 'critical', true, true),
   'malformed-error': row('invalid-response', AMBIGUOUS, 'critical', true, true),
   'empty-result': row('invalid-response', AMBIGUOUS, 'critical', true, true),
-  // A send answered with another transaction's id (or none): the node received it, so it stays ambiguous.
+  // A send answered with another transaction's id (or none): it stays ambiguous; a lookup answered about another: asked elsewhere.
   'send-result-mismatch': row('invalid-response', AMBIGUOUS, 'critical', true, true),
+  'lookup-result-mismatch': row('invalid-response', AMBIGUOUS, 'critical', true, true),
   'body-rate-limit': row('rate-limited', 'rejected', 'minor', false),
   'body-auth': row('endpoint-rejected', 'rejected', 'fatal', false),
   // JSON-RPC errors
@@ -257,9 +258,8 @@ function classifyEnvelope(envelope: ResponseEnvelope, raw: RawResponse, element:
   switch (envelope.type) {
     case 'result':
       if (isUnexpectedEmptyResult(ctx.method, envelope.result)) return failureOf('empty-result', { status });
-      if (ctx.sentTransactionId !== undefined && !isSentTransactionId(ctx.sentTransactionId, envelope.result)) {
-        return failureOf('send-result-mismatch', { status });
-      }
+      if (ctx.sentTransactionId !== undefined && !isSentTransactionId(ctx.sentTransactionId, envelope.result)) return failureOf('send-result-mismatch', { status });
+      if (ctx.lookupId !== undefined && !isAnswerAbout(ctx.lookupId, envelope.result)) return failureOf('lookup-result-mismatch', { status });
       return { ok: true, dispatch: 'completed', status, result: envelope.result };
     case 'error':
       return classifyRpcError(envelope.error, status, parseRetryAfter(raw.headers['retry-after'], ctx.wallNowMs), ctx);

@@ -1,6 +1,6 @@
 import type { DispatchState, FailureCause } from '../retry/causes.js';
 import type { ReputationSignalKind } from '../reputation/signals.js';
-import type { SentTransactionId } from '../jsonrpc/transaction-id.js';
+import type { LookupId, SentTransactionId } from '../jsonrpc/transaction-id.js';
 
 /** Why the pool aborted an attempt's signal, if it did. */
 export type AbortReason = 'caller' | 'deadline' | 'attempt-timeout';
@@ -16,6 +16,8 @@ export interface ClassifyContext {
   readonly wallNowMs: number;
   /** A send's transaction id, computed locally: a result that is not this id is a lie, not an answer. */
   readonly sentTransactionId?: SentTransactionId | undefined;
+  /** A lookup's transaction (receipt, transaction by hash): an answer about another one is a lie. */
+  readonly lookupId?: LookupId | undefined;
 }
 
 export type ClassifiedOutcome =

@@ -9,7 +9,7 @@ import { AttemptAbort } from '../http/attempt-abort.js';
 import { classifyOutcome } from '../http/classify.js';
 import type { ExecuteRequest, ExecutorTarget, RawOutcome } from '../http/executor.js';
 import type { AbortReason, ClassifiedOutcome, ClassifyContext } from '../http/outcome.js';
-import type { SentTransactionId } from '../jsonrpc/transaction-id.js';
+import type { LookupId, SentTransactionId } from '../jsonrpc/transaction-id.js';
 import type { PoolInternals } from './internals.js';
 
 /**
@@ -95,11 +95,13 @@ class AttemptContext implements ClassifyContext {
   readonly id: number;
   readonly abortReason: AbortReason | undefined;
   readonly sentTransactionId: SentTransactionId | undefined;
+  readonly lookupId: LookupId | undefined;
   readonly #clock: Clock;
 
   constructor(exchanged: Exchanged, id: number, abortReason: AbortReason | undefined, clock: Clock) {
     this.method = exchanged.method;
     this.sentTransactionId = exchanged.sentTransactionId;
+    this.lookupId = exchanged.lookupId;
     this.id = id;
     this.abortReason = abortReason;
     this.#clock = clock;
@@ -116,6 +118,8 @@ export interface Exchanged {
   readonly method: string;
   readonly body: (id: number) => string;
   readonly sentTransactionId?: SentTransactionId | undefined;
+  /** A lookup's transaction: an answer about another one is `invalid-response`. */
+  readonly lookupId?: LookupId | undefined;
 }
 
 /**

@@ -11,7 +11,7 @@ import type { ClassifiedFailure } from '../http/outcome.js';
 import type { BatchCall, BatchItemResult, BatchOptions } from '../batch/types.js';
 import { isTransportError, TransportError, type AttemptRecord } from '../errors/transport-error.js';
 import { createRequestBody } from '../jsonrpc/envelope.js';
-import { sentTransactionIdOf } from '../jsonrpc/transaction-id.js';
+import { lookupIdOf, sentTransactionIdOf, type LookupId } from '../jsonrpc/transaction-id.js';
 import type { RequestKind, RetryClass } from '../retry/causes.js';
 import { evaluateTransportRetry } from '../retry/evaluate.js';
 import { AttemptControl, sendRaw } from './attempt.js';
@@ -22,6 +22,7 @@ import { transportErrorOf, type AttemptFailure } from './run-attempt.js';
 
 /** One item from call to settlement. */
 interface BatchItem extends FailedCall {
+  readonly lookupId: LookupId | undefined;
   readonly index: number;
   readonly kind: RequestKind;
   readonly body: (id: number) => string;
@@ -62,7 +63,7 @@ function itemsOf(pool: PoolInternals, calls: readonly BatchCall[]): BatchItem[] 
     }
     const { kind, retryClass } = pool.classify(method, {});
     const sentTransactionId = retryClass === 'never-after-dispatch' ? sentTransactionIdOf(method, params) : undefined;
-    return { index, method, params, kind, retryClass, body, sentTransactionId, attempts: [], redact: pool.redact, tries: 0, last: undefined };
+    return { index, method, params, kind, retryClass, body, sentTransactionId, lookupId: lookupIdOf(method, params), attempts: [], redact: pool.redact, tries: 0, last: undefined };
   });
 }
 
@@ -161,7 +162,7 @@ async function sendRequest(group: Group, permit: HttpRequestPermit, chunk: reado
   const { clock, events } = pool;
   const { endpointId } = permit;
   const started = clock.now();
-  const slots: BatchSlot[] = chunk.map((item) => ({ id: pool.nextId(), method: item.method, sentTransactionId: item.sentTransactionId }));
+  const slots: BatchSlot[] = chunk.map((item) => ({ id: pool.nextId(), method: item.method, sentTransactionId: item.sentTransactionId, lookupId: item.lookupId }));
   // One item goes as a plain request: every server reads that, and some unwrap batches of one.
   const body = chunk.length === 1 ? chunk[0]!.body(slots[0]!.id) : `[${chunk.map((item, i) => item.body(slots[i]!.id)).join(',')}]`;
   const base = () => ({ atMs: clock.now(), endpointId, kind: group.kind, method: 'batch', attempt: Math.max(...chunk.map((item) => item.tries + 1)) });

@@ -1,4 +1,5 @@
 import { TransportError, type AttemptRecord } from '../errors/transport-error.js';
+import type { RequestKind } from '../retry/causes.js';
 import type { TransportErrorCode } from '../errors/codes.js';
 import type { ClassifiedFailure } from '../http/outcome.js';
 import type { SentTransactionId } from '../jsonrpc/transaction-id.js';
@@ -165,4 +166,14 @@ export function finalError(
       }
       return make('RETRIES_EXHAUSTED', `${call.method} failed after ${call.attempts.length} attempt(s) (${failure.cause}, ${failure.detail})`, { lastCause: failure.cause });
   }
+}
+
+/** No endpoint serves `kind` (or the pinned one does not); echoes a pin only when it is a configured id. */
+export function noEndpointError(endpoints: readonly { readonly id: string }[], kind: RequestKind, pinned: string | undefined): TransportError<'NO_ENDPOINT'> {
+  if (pinned === undefined) return new TransportError('NO_ENDPOINT', `No endpoint serves '${kind}' requests`, { context: { kind } });
+  // Echo a pin only when it is a configured id: a caller may have passed a URL (with its key) by mistake.
+  if (endpoints.some((endpoint) => endpoint.id === pinned)) {
+    return new TransportError('NO_ENDPOINT', `Endpoint '${pinned}' does not serve '${kind}' requests`, { context: { kind, pinnedEndpoint: pinned } });
+  }
+  return new TransportError('NO_ENDPOINT', `The pinned endpoint is not a configured endpoint id (kind '${kind}')`, { context: { kind } });
 }

@@ -33,7 +33,9 @@ import { SharedRequests } from './shared-requests.js';
 import { DEFAULT_MAX_BATCH_SIZE } from '../batch/rules.js';
 import type { BatchCall, BatchItemResult, BatchOptions } from '../batch/types.js';
 import type { AcquireOptions, PoolInternals, RetryAvoidance } from './internals.js';
-import type { RequestOptions, RpcRequester } from './request-options.js';
+import type { HeadKind, OriginatedAnswer, OriginRequestOptions, RequestOptions, RpcRequester } from './request-options.js';
+import { createOriginRequests, type OriginRequests } from './origin-requests.js';
+import { noEndpointError } from './call-errors.js';
 import { buildSnapshot, type PoolSnapshot } from './snapshot.js';
 import { buildKindGroups } from './topology.js';
 import { attachLogger } from '../logging/pool-logger.js';
@@ -83,6 +85,8 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   readonly #fleet: FleetWiring | undefined;
   /** What a permit reports to: role state, reputation, latency, hedging quantiles, cooldowns. */
   readonly #permitHost: PermitHost;
+  /** Calls answered by a named operator, and the head two operators vouch for (proofs of expiry and depth). */
+  readonly #origins: OriginRequests;
   #closed = false;
   #closedError: TransportError<'POOL_CLOSED'> | undefined;
   #closing: Promise<void> | undefined;
@@ -106,11 +110,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     const maxOperatorShare = options.concentration?.maxOperatorShare ?? DEFAULT_MAX_OPERATOR_SHARE;
     this.#groups = buildKindGroups(this.#roles, random, maxOperatorShare, this.#events, this.#clock, options.timeoutMs);
     this.#methods = options.methods ?? {};
-    for (const endpoint of this.#endpoints) {
-      const ids = this.#sameOperator.get(endpoint.operator) ?? new Set<string>();
-      ids.add(endpoint.id);
-      this.#sameOperator.set(endpoint.operator, ids);
-    }
+    for (const endpoint of this.#endpoints) this.#sameOperator.set(endpoint.operator, (this.#sameOperator.get(endpoint.operator) ?? new Set()).add(endpoint.id));
     if (options.logger) this.#onClose.add(attachLogger(options.logger, this.#events, (observer) => this.#observers.add(observer)));
     const chainChecks = chainChecksOf(options);
     this.#expectedChain = describeExpectedChain(options);
@@ -216,6 +216,10 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
         return true;
       },
     };
+    this.#origins = createOriginRequests(this.#roles, this.#clock, options.chain, this.#endpointHealth, {
+      kindOf: (method, requestOptions) => this.#classify(method, requestOptions).kind,
+      request: (method, params, requestOptions) => this.request(method, params, requestOptions),
+    });
     const coalesce = options.coalesce ?? true;
     const microBatch = options.batch === undefined || options.batch === false ? undefined : options.batch;
     if (coalesce || microBatch !== undefined) shared = new SharedRequests(this.#internals, (call, callOptions) => runCall(this.#internals, call, callOptions), coalesce, microBatch, this.#groups);
@@ -230,6 +234,14 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     if (observers.length === 0) return runRequest(this.#internals, method, params, options);
     return observedRequest(this.#internals, observers, this.#labeler, method, params, options);
   }
+
+  /** One call pinned to the best endpoint of an operator not in `excludeOperators` (failing over among them), and who answered. */
+  requestWithOrigin(method: string, params: readonly unknown[] = [], options: OriginRequestOptions = {}): Promise<OriginatedAnswer> {
+    return this.#origins.requestWithOrigin(method, params, options);
+  }
+
+  /** The highest head (Solana slot, EVM block) that two operators' endpoints reported; undefined until two have. */
+  trustedHead = (kind: HeadKind): bigint | undefined => this.#origins.trustedHead(kind);
 
   /** @internal The exporters' hook (see `pool/call-observer.ts`); returns the function that removes `observer`. */
   [OBSERVE_CALLS]<S>(observer: CallObserver<S>): () => void {
@@ -368,7 +380,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     if (options.signal?.aborted) return Promise.reject(abortedError(options.signal));
     const group = this.#groups.get(kind);
     const pin = options.endpoint === undefined ? undefined : group?.roles.find((role) => role.endpointId === options.endpoint);
-    if (!group || (options.endpoint !== undefined && !pin)) return Promise.reject(this.#noEndpoint(kind, options.endpoint));
+    if (!group || (options.endpoint !== undefined && !pin)) return Promise.reject(noEndpointError(this.#endpoints, kind, options.endpoint));
     if (group.enabledRoles === 0 || pin?.disabled) return Promise.reject(chainMismatchError(this.#expectedChain, kind, pin?.endpointId));
     const timeoutMs = options.timeoutMs ?? (pin ? pin.settings.requestTimeoutMs : group.defaultTimeoutMs);
     if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
@@ -378,17 +390,6 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     return this.#admission
       .acquire({ group, pin, avoid: avoid?.endpoints, avoidUntilMs: avoid?.untilMs ?? 0, deadlineMs, timeoutMs, signal: options.signal, explore })
       .then((role) => new HttpRequestPermit(role, this.#permitHost, deadlineMs));
-  }
-
-  #noEndpoint(kind: RequestKind, pinned: string | undefined): TransportError<'NO_ENDPOINT'> {
-    if (pinned === undefined) return new TransportError('NO_ENDPOINT', `No endpoint serves '${kind}' requests`, { context: { kind } });
-    // Echo a pin only when it is a configured id: a caller may have passed a URL (with its key) by mistake.
-    if (this.#endpoints.some((endpoint) => endpoint.id === pinned)) {
-      return new TransportError('NO_ENDPOINT', `Endpoint '${pinned}' does not serve '${kind}' requests`, {
-        context: { kind, pinnedEndpoint: pinned },
-      });
-    }
-    return new TransportError('NO_ENDPOINT', `The pinned endpoint is not a configured endpoint id (kind '${kind}')`, { context: { kind } });
   }
 
   #chainGuardHost(): ChainGuardHost {
@@ -405,7 +406,6 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       onVerdict: (endpointId, status) => this.#fleet?.chainVerdict(endpointId, status),
     };
   }
-
 
   /** The chain guard found `endpointId` on another chain: out of every kind for good; calls that can no longer be served fail now. */
   #excludeEndpoint(endpointId: string): void {

@@ -1,7 +1,7 @@
 import { isTransportError, TransportError } from '../errors/transport-error.js';
 import { lookUpSend, sendLookupOf } from './reconcile.js';
 import { createRequestBody, type RequestBodyWriter } from '../jsonrpc/envelope.js';
-import { sentTransactionIdOf } from '../jsonrpc/transaction-id.js';
+import { lookupIdOf, sentTransactionIdOf } from '../jsonrpc/transaction-id.js';
 import { evaluateTransportRetry } from '../retry/evaluate.js';
 import { failWhileWaiting, finalError } from './call-errors.js';
 import type { AcquireOptions, PoolInternals, RetryAvoidance } from './internals.js';
@@ -53,7 +53,8 @@ function callOf(pool: PoolInternals, method: string, params: readonly unknown[],
   // A send's id is computed once from its bytes: its answer must be that id, and its errors carry it.
   const sentTransactionId = retryClass === 'never-after-dispatch' ? sentTransactionIdOf(method, params) : undefined;
   const historical = pool.health.historicalOf(method, params);
-  return { method, params, kind, retryClass, attempts: [], redact: pool.redact, body, sentTransactionId, historical, observation, onSettled: undefined };
+  const lookupId = lookupIdOf(method, params);
+  return { method, params, kind, retryClass, attempts: [], redact: pool.redact, body, sentTransactionId, lookupId, historical, observation, onSettled: undefined };
 }
 
 /** Runs one call on its own request (its attempts, hedges and retries). */

@@ -21,6 +21,22 @@ export interface RequestOptions {
   readonly coalesce?: boolean | undefined;
 }
 
+/** Options of `requestWithOrigin`: a call's options plus the operators whose endpoints must not answer it. */
+export interface OriginRequestOptions extends RequestOptions {
+  /** Operators (registrable domains, or the endpoints' `operator`) not to ask: a second opinion must come from someone else. @default none */
+  readonly excludeOperators?: readonly string[] | undefined;
+}
+
+/** One call's result and who gave it (endpoint id and operator only, never a URL). */
+export interface OriginatedAnswer {
+  readonly value: unknown;
+  readonly endpointId: string;
+  readonly operator: string;
+}
+
+/** What a head counts: Solana slots, EVM block numbers. */
+export type HeadKind = 'slot' | 'block';
+
 /**
  * Anything that can make a JSON-RPC call: `HttpTransportPool` implements it, and the
  * typed Solana/EVM clients accept it (so tests can pass a stub).
@@ -31,4 +47,17 @@ export interface RpcRequester {
   classifyMethod?(method: string): MethodClassification;
   /** Sends calls as JSON-RPC batches with per-item results, when the requester can (adapters use it for batches). */
   batch?(calls: readonly BatchCall[], options?: BatchOptions): Promise<BatchItemResult[]>;
+  /**
+   * One call answered by one endpoint, saying which (and never one of `excludeOperators`'):
+   * how proofs of absence and expiry get a second operator's word. A requester without it
+   * can prove no expiry (`waitForSignature` and `sendAndWait` then end `unknown`, never `expired`).
+   */
+  requestWithOrigin?(method: string, params: readonly unknown[], options?: OriginRequestOptions): Promise<OriginatedAnswer>;
+  /**
+   * The highest head of `kind` that at least two operators' endpoints have reported, never
+   * above the pool's reference tip; undefined until two operators have (a pool of one
+   * operator: that operator's highest head). What `sendAndWait` counts confirmations
+   * against instead of one node's `eth_blockNumber`.
+   */
+  trustedHead?(kind: HeadKind): bigint | undefined;
 }

@@ -52,3 +52,43 @@ export function observeBlockhashValidity(
   }
   return { evidence, expired: evidence.validAtSlot !== undefined && answer.slot > evidence.validAtSlot };
 }
+
+/**
+ * What two operators' `getEpochInfo` at `finalized` prove: the block height passed
+ * `lastValidBlockHeight` only when **every** answer says so (a node reporting a height 10^6
+ * too high proves nothing alone) and no answer has a block height above its slot (a provider
+ * answering with something else). The proof is the lowest of them: slot and block height.
+ */
+export function blockHeightPassed(
+  answers: readonly { readonly blockHeight: bigint; readonly absoluteSlot: bigint }[],
+  lastValidBlockHeight: bigint,
+): { readonly slot: bigint; readonly blockHeight: bigint } | undefined {
+  if (answers.length === 0 || !answers.every((a) => a.blockHeight > lastValidBlockHeight && a.blockHeight <= a.absoluteSlot)) return undefined;
+  const min = (values: bigint[]) => values.reduce((a, b) => (b < a ? b : a));
+  return { slot: min(answers.map((a) => a.absoluteSlot)), blockHeight: min(answers.map((a) => a.blockHeight)) };
+}
+
+/**
+ * {@link observeBlockhashValidity} over one round of answers from different operators: any
+ * `true` moves the evidence on; expiry is proven only when **every** answer is `false` at a
+ * context slot above the last `true` (one node's `false`, even at a higher slot, is one
+ * node's word). The proof's slot is the lowest of them.
+ */
+export function observeBlockhashValidities(
+  evidence: Extract<ExpiryEvidence, { kind: 'blockhash' }>,
+  answers: readonly { readonly slot: bigint; readonly value: boolean }[],
+): { readonly evidence: Extract<ExpiryEvidence, { kind: 'blockhash' }>; readonly expiredAtSlot: bigint | undefined } {
+  let next = evidence;
+  for (const answer of answers) if (answer.value) next = observeBlockhashValidity(next, answer).evidence;
+  const proven = answers.length > 0 && answers.every((answer) => !answer.value && observeBlockhashValidity(next, answer).expired);
+  return { evidence: next, expiredAtSlot: proven ? answers.map((a) => a.slot).reduce((a, b) => (b < a ? b : a)) : undefined };
+}
+
+/**
+ * A signature is in no history only when every operator asked answered `null` from a bank
+ * at or past the proof's slot: a node behind the proof cannot know, and one node's `null`
+ * (it may keep no history) is never proof of absence.
+ */
+export function absenceProven(answers: readonly { readonly contextSlot: bigint; readonly found: boolean }[], proofSlot: bigint): boolean {
+  return answers.length >= 2 && answers.every((answer) => !answer.found && answer.contextSlot >= proofSlot);
+}

@@ -40,7 +40,9 @@ export interface WaitForSignatureOptions {
 /**
  * How a wait ended. `confirmed`: it landed at the commitment (`err` is non-null when it
  * landed and failed on chain — it still paid its fee; do not send it again). `expired`:
- * provably can never land — re-signing with a new blockhash is safe. `unknown`: the
+ * provably can never land — re-signing with a new blockhash is safe; every piece of the
+ * proof agreed by two operators (`RpcRequester.requestWithOrigin`), so a requester that
+ * cannot name a second operator never gets it. `unknown`: the
  * deadline came first — it may still land; do **not** re-sign, wait longer or until
  * expiry is provable.
  */

@@ -91,6 +91,20 @@ describe('typed EVM calls, sendAndWait and getLogs against anvil', () => {
     return createEvmClient(p, clock ? { clock } : {});
   }
 
+  /** A pool over two relays of two operators (a used nonce is proven only by two operators). */
+  function clientOverTwo(a: RpcServer, b: RpcServer, clock: Clock): EvmClient {
+    const p = new HttpTransportPool({
+      endpoints: [
+        { id: 'relay-a', url: a.url, operator: 'a' },
+        { id: 'relay-b', url: b.url, operator: 'b' },
+      ],
+      chain: 'evm',
+      clock,
+    });
+    pools.push(p);
+    return createEvmClient(p, { clock });
+  }
+
   async function signedTransfer(options: { nonce?: bigint; to?: string; value?: bigint; maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint } = {}): Promise<string> {
     const nonce = options.nonce ?? (await evm.getTransactionCount(ACCOUNT_0, 'pending'));
     return (await rpc(anvil.url, 'eth_signTransaction', [
@@ -172,24 +186,29 @@ describe('typed EVM calls, sendAndWait and getLogs against anvil', () => {
     expect(relay.count('eth_getTransactionReceipt')).toBe(2);
   });
 
-  it('sendAndWait: a replacement (same sender and nonce, mined instead) is expired: nonce used by another transaction', async () => {
+  it('sendAndWait: a replacement (same sender and nonce, mined instead) is expired, proven by two operators: nonce used by another transaction', async () => {
     const clock = createFakeClock();
-    const relay = await startRpcServer(proxyTo(anvil.url));
+    const relayA = await startRpcServer(proxyTo(anvil.url));
+    const relayB = await startRpcServer(proxyTo(anvil.url));
+    const count = (method: string) => relayA.count(method) + relayB.count(method);
     await rpc(anvil.url, 'evm_setAutomine', [false]);
     try {
       const nonce = await evm.getTransactionCount(ACCOUNT_0, 'pending');
       const original = await signedTransfer({ nonce });
       const replacement = await signedTransfer({ nonce, value: 2n, maxFeePerGas: 4_000_000_000n, maxPriorityFeePerGas: 2_000_000_000n });
-      const pending = clientOver(relay, clock).sendAndWait(original);
+      const pending = clientOverTwo(relayA, relayB, clock).sendAndWait(original);
       // The waiter learned the sender from the pending transaction and saw the nonce still free.
-      await until(() => relay.count('eth_getTransactionCount') >= 1);
-      expect(relay.count('eth_getTransactionByHash')).toBe(1);
+      await until(() => count('eth_getTransactionCount') >= 2);
+      // The sender, as both operators report it.
+      expect(count('eth_getTransactionByHash')).toBe(2);
       await rpc(anvil.url, 'eth_sendRawTransaction', [replacement]);
       await rpc(anvil.url, 'evm_mine');
       const outcome = await driveUntilSettled(clock, pending);
       expect(outcome).toMatchObject({ status: 'expired', reason: 'nonce-used-by-another-transaction', nonce, dispatch: 'acknowledged' });
       expect((outcome as { from: string }).from.toLowerCase()).toBe(ACCOUNT_0.toLowerCase());
-      expect(relay.count('eth_sendRawTransaction')).toBe(1);
+      expect(count('eth_sendRawTransaction')).toBe(1);
+      // Both operators were asked the count and the last receipt look.
+      expect([relayA.count('eth_getTransactionCount'), relayB.count('eth_getTransactionCount')].every((n) => n >= 1)).toBe(true);
     } finally {
       await rpc(anvil.url, 'evm_setAutomine', [true]);
     }

@@ -25,18 +25,32 @@ interface Status {
   confirmationStatus: 'processed' | 'confirmed' | 'finalized';
 }
 
-/** A scripted node: each method answers from a function of the call number and the time. */
-function scriptedNode(clock: FakeClock, script: Partial<Record<string, (n: number, params: readonly unknown[]) => unknown>>) {
-  const calls: { method: string; params: readonly unknown[]; atMs: number }[] = [];
+type Script = Partial<Record<string, (n: number, params: readonly unknown[], operator: string) => unknown>>;
+
+/**
+ * A scripted requester: each method answers from a function of the call number (per method,
+ * over every operator), the params and the operator asked. It answers `requestWithOrigin`
+ * as the first of `operators` not excluded, so proofs that need two operators can be made.
+ */
+function scriptedNode(clock: FakeClock, script: Script, operators: readonly string[] = ['op-a', 'op-b']) {
+  const calls: { method: string; params: readonly unknown[]; atMs: number; operator: string | undefined }[] = [];
   const counts = new Map<string, number>();
+  const answer = (method: string, params: readonly unknown[], operator: string | undefined) => {
+    calls.push({ method, params, atMs: clock.now(), operator });
+    const n = (counts.get(method) ?? 0) + 1;
+    counts.set(method, n);
+    const respond = script[method];
+    if (respond === undefined) throw new Error(`unexpected ${method}`);
+    return respond(n, params, operator ?? operators[0]!);
+  };
   const requester: RpcRequester = {
     async request(method, params) {
-      calls.push({ method, params, atMs: clock.now() });
-      const n = (counts.get(method) ?? 0) + 1;
-      counts.set(method, n);
-      const answer = script[method];
-      if (answer === undefined) throw new Error(`unexpected ${method}`);
-      return answer(n, params);
+      return answer(method, params, undefined);
+    },
+    async requestWithOrigin(method, params, options) {
+      const operator = operators.find((candidate) => !(options?.excludeOperators ?? []).includes(candidate));
+      if (operator === undefined) throw new TransportError('NO_ENDPOINT', 'no other operator', { context: { kind: 'read' } });
+      return { value: await answer(method, params, operator), endpointId: `${operator}-0`, operator };
     },
   };
   const times = (method: string) => calls.filter((c) => c.method === method).map((c) => c.atMs);
@@ -91,18 +105,23 @@ describe('waitForSignature', () => {
   it('is expired once the finalized block height passes lastValidBlockHeight and a history search does not find it', async () => {
     const clock = createFakeClock();
     const node = scriptedNode(clock, {
-      getSignatureStatuses: () => statuses(null),
+      getSignatureStatuses: () => statuses(null, 2_000),
       getEpochInfo: (n) => ({ blockHeight: 1_000 + n, absoluteSlot: 1_100 + n, epoch: 1, slotIndex: 0, slotsInEpoch: 432_000 }),
     });
     const outcome = await settle(clock, waitForSignature(node.requester, SIGNATURE, { clock, lastValidBlockHeight: 1_002 }));
+    // Round 1: 1 001 and 1 002 (not past); round 2: 1 003 and 1 004, both past: the lower one is the proof.
     expect(outcome).toEqual({ status: 'expired', signature: SIGNATURE, reason: 'block-height-exceeded', slot: 1_103n, blockHeight: 1_003n });
-    expect(node.calls.filter((c) => c.method === 'getEpochInfo').map((c) => c.params)).toEqual([
-      [{ commitment: 'finalized' }],
-      [{ commitment: 'finalized' }],
-      [{ commitment: 'finalized' }],
+    expect(node.calls.filter((c) => c.method === 'getEpochInfo').map((c) => [c.operator, c.params])).toEqual([
+      ['op-a', [{ commitment: 'finalized' }]],
+      ['op-b', [{ commitment: 'finalized' }]],
+      ['op-a', [{ commitment: 'finalized' }]],
+      ['op-b', [{ commitment: 'finalized' }]],
     ]);
-    // The last look searched the whole history before calling it expired.
-    expect(node.calls.at(-1)).toMatchObject({ method: 'getSignatureStatuses', params: [[SIGNATURE], { searchTransactionHistory: true }] });
+    // The last looks searched the whole history, on both operators, before calling it expired.
+    expect(node.calls.slice(-2).map((c) => [c.method, c.operator, c.params])).toEqual([
+      ['getSignatureStatuses', 'op-a', [[SIGNATURE], { searchTransactionHistory: true }]],
+      ['getSignatureStatuses', 'op-b', [[SIGNATURE], { searchTransactionHistory: true }]],
+    ]);
   });
 
   it('is confirmed, not expired, when the history search finds it landed just in time', async () => {
@@ -127,12 +146,14 @@ describe('waitForSignature', () => {
 
   it('proves expiry from the blockhash only when a finalized bank at a higher slot stops knowing a blockhash it knew', async () => {
     const clock = createFakeClock();
-    // too new (false @5), valid (true @10), a lagging node (false @9: ignored), then expired (false @12).
+    // Rounds of two operators' answers: too new (false @5), valid (true @10), a lagging node
+    // (false @9: ignored), one operator's false (@12, the other still true @11), then expired (false @12 and @13).
     const answers = [
-      [5, false],
-      [10, true],
-      [9, false],
-      [12, false],
+      [5, false], [5, false],
+      [10, true], [10, true],
+      [9, false], [9, false],
+      [12, false], [11, true],
+      [12, false], [13, false],
     ] as const;
     const node = scriptedNode(clock, {
       getSignatureStatuses: () => statuses(null),
@@ -143,7 +164,7 @@ describe('waitForSignature', () => {
     });
     const outcome = await settle(clock, waitForSignature(node.requester, SIGNATURE, { clock, blockhash: WIRE_BLOCKHASH }));
     expect(outcome).toEqual({ status: 'expired', signature: SIGNATURE, reason: 'blockhash-expired', slot: 12n });
-    expect(node.calls.filter((c) => c.method === 'isBlockhashValid')).toHaveLength(4);
+    expect(node.calls.filter((c) => c.method === 'isBlockhashValid')).toHaveLength(10);
     expect(node.calls.find((c) => c.method === 'isBlockhashValid')?.params).toEqual([WIRE_BLOCKHASH, { commitment: 'finalized' }]);
   });
 
@@ -197,6 +218,9 @@ describe('waitForSignature', () => {
         if (method === 'getSignatureStatuses') await sleep(clock, 1_500);
         return method === 'getSignatureStatuses' ? statuses(null) : { blockHeight: 1, absoluteSlot: 2 };
       },
+      async requestWithOrigin(method, params, options) {
+        return { value: await this.request(method, params, options), endpointId: 'a-0', operator: 'a' };
+      },
     };
     const outcome = await settle(clock, waitForSignature(requester, SIGNATURE, { clock, timeoutMs: 1_000, lastValidBlockHeight: 10 }));
     expect(seen).toEqual([{ method: 'getSignatureStatuses', timeoutMs: 1_000 }]);
@@ -246,7 +270,7 @@ describe('sendAndConfirm', () => {
     });
     const outcome = await settle(clock, createSolanaClient(node.requester, { clock }).sendAndConfirm(WIRE), 50);
     expect(outcome).toEqual({ status: 'confirmed', signature: SIGNATURE, slot: 90n, err: null, confirmationStatus: 'confirmed', dispatch: 'acknowledged' });
-    expect(node.calls.map((c) => c.method)).toEqual(['sendTransaction', 'getSignatureStatuses', 'isBlockhashValid', 'getSignatureStatuses']);
+    expect(node.calls.map((c) => c.method)).toEqual(['sendTransaction', 'getSignatureStatuses', 'isBlockhashValid', 'isBlockhashValid', 'getSignatureStatuses']);
     expect(node.calls[0]?.params).toEqual([WIRE, { encoding: 'base64' }]);
     expect(node.calls[2]?.params).toEqual([WIRE_BLOCKHASH, { commitment: 'finalized' }]);
   });
@@ -271,7 +295,7 @@ describe('sendAndConfirm', () => {
       sendTransaction: () => {
         throw new TransportError('AMBIGUOUS_DISPATCH', 'lost', { context: { signature: SIGNATURE } });
       },
-      getSignatureStatuses: () => statuses(null),
+      getSignatureStatuses: () => statuses(null, 300),
       getEpochInfo: (n) => ({ blockHeight: 98 + n, absoluteSlot: 200 + n }),
     });
     const outcome = await settle(clock, sendAndConfirm(node.requester, WIRE, { clock, lastValidBlockHeight: 100 }));
