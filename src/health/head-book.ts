@@ -118,9 +118,12 @@ export class HeadBook {
     entry.value = value;
     entry.number = Number(value);
     entry.observedAtMs = nowMs;
+    const hadTip = this.#tips.has(quantity);
     const tip = this.#updateTip(quantity, nowMs);
     const change = this.#judge(index, entry, tip);
     let changes = change === undefined ? NO_CHANGES : [change];
+    // The first tip (two heads vouch for each other): the heads seen before it are judged now.
+    if (!hadTip && tip !== undefined) changes = joined(changes, this.#judgeUnjudged(quantity, tip, index));
     if (this.#laggingCount > 0 && tip?.index === index) changes = joined(changes, this.#rejudgeLagging(quantity, index, nowMs));
     if (tip !== undefined && tip.number > this.#agedAbove[quantity]) this.#markAged(quantity, tip);
     return changes;
@@ -180,6 +183,17 @@ export class HeadBook {
     for (let i = 0; i < this.#entries.length; i++) {
       const entry = this.#entries[i]!;
       if (i === tipIndex || !entry.lagging || entry.quantity !== quantity || nowMs - entry.observedAtMs > this.#settings.maxTipAgeMs) continue;
+      const change = this.#judge(i, entry, tip);
+      if (change !== undefined) (changes ??= []).push(change);
+    }
+    return changes ?? NO_CHANGES;
+  }
+
+  #judgeUnjudged(quantity: HeadQuantity, tip: Tip, observed: number): readonly LagChange[] {
+    let changes: LagChange[] | undefined;
+    for (let i = 0; i < this.#entries.length; i++) {
+      const entry = this.#entries[i]!;
+      if (i === observed || entry.quantity !== quantity || entry.lag !== undefined) continue;
       const change = this.#judge(i, entry, tip);
       if (change !== undefined) (changes ??= []).push(change);
     }

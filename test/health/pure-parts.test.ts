@@ -55,6 +55,13 @@ describe('the head book with a rogue first head', () => {
     expect(book.isLagging(1)).toBe(false);
   });
 
+  it('judges the heads seen before the first tip when two heads set it', () => {
+    const book = new HeadBook(3, settings);
+    expect(book.observe(0, 'slot', 800, 0)).toEqual([]);
+    expect(book.observe(1, 'slot', 1_000, 10)).toEqual([expect.objectContaining({ index: 0, lagging: true, tip: 1_000n })]);
+    expect([book.record(0)?.lag, book.record(1)?.lag]).toEqual([200n, 0n]);
+  });
+
   it('takes the only head of a pool of one as the tip', () => {
     const book = new HeadBook(1, settings);
     book.observe(0, 'block', 77, 0);
