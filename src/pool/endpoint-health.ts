@@ -291,6 +291,8 @@ export class EndpointHealth implements CandidateFilter {
     const changes = this.#heads.observe(index, quantity, raw, nowMs);
     this.#apply(changes);
     if (this.#headSink !== undefined && isHeadValue(raw)) this.#headSink(index, quantity, raw, nowMs, changes.length > 0 && changes.some((change) => change.index === index));
+    // Another endpoint's verdict this head changed (judged when the first tip was set): the fleet hears of it too.
+    for (const { index: other, record } of changes) if (other !== index) this.#headSink?.(other, record.quantity, record.value, nowMs, true);
   }
 
   #apply(changes: readonly LagChange[]): void {
