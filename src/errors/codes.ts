@@ -19,6 +19,7 @@ export const TRANSPORT_ERROR_CODES = [
   'SUBSCRIPTION_FAILED',
   'SUBSCRIPTION_CLOSED',
   'SUBSCRIPTION_OVERFLOW',
+  'LOG_RANGE_LIMIT',
 ] as const;
 
 export type TransportErrorCode = (typeof TRANSPORT_ERROR_CODES)[number];

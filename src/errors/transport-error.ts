@@ -74,6 +74,19 @@ export interface TransportErrorContextByCode {
   SUBSCRIPTION_CLOSED: { readonly method: string };
   /** Overflow policy `error`: the caller read too slowly and `bufferSize` items were waiting. */
   SUBSCRIPTION_OVERFLOW: { readonly method: string; readonly bufferSize: number };
+  /**
+   * `getLogs` cannot fit the provider's `eth_getLogs` limit: `max-parts` (the blocks left would
+   * need more than `maxParts` requests at the span `maxBlockRange` the provider allows; nothing
+   * more was sent), or `single-block` (the provider refused one block alone; its refusal is the
+   * `cause`). Block numbers are decimal strings (exact past 2^53, and JSON-safe).
+   */
+  LOG_RANGE_LIMIT: {
+    readonly reason: 'max-parts' | 'single-block';
+    readonly fromBlock: string;
+    readonly toBlock: string;
+    readonly maxParts: number;
+    readonly maxBlockRange?: string;
+  };
 }
 
 export interface TransportErrorOptions<C extends TransportErrorCode> {

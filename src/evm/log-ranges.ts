@@ -15,17 +15,26 @@ export interface BlockRange {
 
 export const rangeSize = (range: BlockRange): bigint => range.toBlock - range.fromBlock + 1n;
 
-/** `range` cut into consecutive parts of at most `span` blocks (`span` ≥ 1). */
-export function chunkRange(range: BlockRange, span: bigint): BlockRange[] {
-  const parts: BlockRange[] = [];
-  for (let from = range.fromBlock; from <= range.toBlock; from += span) {
-    const to = from + span - 1n;
-    parts.push({ fromBlock: from, toBlock: to < range.toBlock ? to : range.toBlock });
-  }
-  return parts;
+/** How many parts of at most `span` blocks cover `range` (`span` ≥ 1; one part when no span is known). */
+export function partCount(range: BlockRange, span: bigint | undefined): bigint {
+  return span === undefined ? 1n : (rangeSize(range) + span - 1n) / span;
 }
 
-/** How a refused range is replaced, and the widest span now known to work (`undefined`: no limit known). */
+/**
+ * The first part of `range` no wider than `span`, and what is left of it. Parts are cut one at
+ * a time, when they are asked: a range of 2^40 blocks at a span of 10 is never a list.
+ */
+export function firstPart(range: BlockRange, span: bigint | undefined): { readonly part: BlockRange; readonly rest: BlockRange | undefined } {
+  if (span === undefined || rangeSize(range) <= span) return { part: range, rest: undefined };
+  const to = range.fromBlock + span - 1n;
+  return { part: { fromBlock: range.fromBlock, toBlock: to }, rest: { fromBlock: to + 1n, toBlock: range.toBlock } };
+}
+
+/**
+ * How a refused range is replaced: at most three consecutive segments tiling it, each
+ * narrower than it (a segment wider than `maxSpan` is cut at `maxSpan` when it is asked),
+ * and the widest span now known to work (`undefined`: no limit known).
+ */
 export interface RangeSplit {
   readonly parts: readonly BlockRange[];
   readonly maxSpan: bigint | undefined;
@@ -35,9 +44,11 @@ export interface RangeSplit {
  * The parts that replace `range` after a provider refused it with `limit`, or `undefined`
  * when a single block was refused (nothing narrower exists). In order of preference:
  * 1. the provider's suggested range, when it lies inside `range` and is narrower (the rest
- *    of `range` follows as one more part, cut to a learned block-range span);
+ *    of `range` follows, cut to a learned block-range span);
  * 2. the block-range limit it stated, as the span for every part from now on;
- * 3. bisection (a block-range refusal also halves the learned span).
+ * 3. bisection, which also halves the learned span — for a result-count refusal too: a node
+ *    refusing every range for its results would otherwise be asked every node of the
+ *    bisection tree (897 requests for 1 024 blocks) before the single block it also refuses.
  */
 export function splitRefusedRange(range: BlockRange, limit: LogRangeLimit, maxSpan: bigint | undefined): RangeSplit | undefined {
   const size = rangeSize(range);
@@ -50,25 +61,22 @@ export function splitRefusedRange(range: BlockRange, limit: LogRangeLimit, maxSp
   if (s !== undefined && s.fromBlock >= range.fromBlock && s.toBlock <= range.toBlock && rangeSize(s) < size) {
     const span = blockRange ? narrower(limit.maxBlockRange ?? rangeSize(s)) : maxSpan;
     const parts: BlockRange[] = [];
-    if (s.fromBlock > range.fromBlock) parts.push(...cut({ fromBlock: range.fromBlock, toBlock: s.fromBlock - 1n }, span));
+    if (s.fromBlock > range.fromBlock) parts.push({ fromBlock: range.fromBlock, toBlock: s.fromBlock - 1n });
     parts.push(s);
-    if (s.toBlock < range.toBlock) parts.push(...cut({ fromBlock: s.toBlock + 1n, toBlock: range.toBlock }, span));
+    if (s.toBlock < range.toBlock) parts.push({ fromBlock: s.toBlock + 1n, toBlock: range.toBlock });
     return { parts, maxSpan: span };
   }
   if (blockRange && limit.maxBlockRange !== undefined && limit.maxBlockRange < size) {
     const span = narrower(limit.maxBlockRange) ?? limit.maxBlockRange;
-    return { parts: chunkRange(range, span), maxSpan: span };
+    const { part, rest } = firstPart(range, span);
+    return { parts: rest === undefined ? [part] : [part, rest], maxSpan: span };
   }
   const half = size / 2n;
   const parts = [
     { fromBlock: range.fromBlock, toBlock: range.fromBlock + half - 1n },
     { fromBlock: range.fromBlock + half, toBlock: range.toBlock },
   ];
-  return { parts, maxSpan: blockRange ? narrower(size - half) : maxSpan };
-}
-
-function cut(range: BlockRange, span: bigint | undefined): BlockRange[] {
-  return span === undefined ? [range] : chunkRange(range, span);
+  return { parts, maxSpan: narrower(size - half) };
 }
 
 /** Logs of consecutive parts, in chain order (block, then log index), each log once. */

@@ -3,8 +3,10 @@ import { TransportError } from '../errors/transport-error.js';
 import type { RequestOptions } from '../pool/request-options.js';
 import { assertEvmAddress } from './address.js';
 import { blockParam, checkHash, invalidInput, quantity, type EvmBlockParameter } from './inputs.js';
+import { fetchLogParts } from './fetch-log-parts.js';
+import { LogPartQueue } from './log-part-queue.js';
 import { logRangeLimitOf, type LogRangeLimit } from './log-range-error.js';
-import { chunkRange, mergeLogs, rangeSize, splitRefusedRange, type BlockRange } from './log-ranges.js';
+import { mergeLogs } from './log-ranges.js';
 import type { EvmMethodContext } from './method-context.js';
 import { logSchema, type EvmLog } from './object-schemas.js';
 import { parseResult, quantitySchema } from './schemas.js';
@@ -29,7 +31,16 @@ export interface GetLogsParameters {
   readonly maxBlockRange?: number | bigint;
   /** Parts in flight at once (each still admitted by the pool's limits). @default 4 */
   readonly maxConcurrentParts?: number;
+  /**
+   * The most `eth_getLogs` requests one call may send, refused ones included. When the blocks
+   * left would need more at the span the provider allows, the call fails with
+   * `LOG_RANGE_LIMIT` before sending them. @default 10000
+   */
+  readonly maxParts?: number;
 }
+
+/** Default of `GetLogsParameters.maxParts`: requests of one `getLogs` call. */
+const DEFAULT_GET_LOGS_MAX_PARTS = 10_000;
 
 /** Default deadline of a whole `getLogs`, all parts included, in ms (when `options.timeoutMs` is not set). */
 export const DEFAULT_GET_LOGS_TIMEOUT_MS = 60_000;
@@ -42,7 +53,8 @@ export interface EvmLogMethods {
    * else in halves — and the parts are fetched (each its own pool call with its own
    * retries, at most `maxConcurrentParts` at once) and merged in chain order without
    * duplicates. `options.timeoutMs` bounds the whole (default 60 000 ms); the caller's
-   * `signal` cancels every part.
+   * `signal` cancels every part. Fails with `LOG_RANGE_LIMIT` when the range would need
+   * more than `maxParts` requests, or when the provider refuses a single block.
    */
   getLogs(filter: EvmLogFilter, parameters?: GetLogsParameters, options?: RequestOptions): Promise<EvmLog[]>;
 }
@@ -76,29 +88,14 @@ function filterParam(filter: unknown): Record<string, unknown> {
   return out;
 }
 
-function checkParameters(parameters: GetLogsParameters): { maxSpan: bigint | undefined; concurrency: number } {
-  const { maxBlockRange, maxConcurrentParts = 4 } = parameters;
+function checkParameters(parameters: GetLogsParameters): { maxSpan: bigint | undefined; concurrency: number; maxParts: number } {
+  const { maxBlockRange, maxConcurrentParts = 4, maxParts = DEFAULT_GET_LOGS_MAX_PARTS } = parameters;
   if (!Number.isSafeInteger(maxConcurrentParts) || maxConcurrentParts < 1) invalidInput('maxConcurrentParts', 'an integer ≥ 1');
-  if (maxBlockRange === undefined) return { maxSpan: undefined, concurrency: maxConcurrentParts };
+  if (!Number.isSafeInteger(maxParts) || maxParts < 1) invalidInput('maxParts', 'an integer ≥ 1');
+  if (maxBlockRange === undefined) return { maxSpan: undefined, concurrency: maxConcurrentParts, maxParts };
   const span = BigInt(quantity(maxBlockRange, 'maxBlockRange'));
   if (span < 1n) invalidInput('maxBlockRange', 'an integer ≥ 1');
-  return { maxSpan: span, concurrency: maxConcurrentParts };
-}
-
-/** At most `limit` tasks at once. */
-function limiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
-  let active = 0;
-  const waiting: (() => void)[] = [];
-  return async (task) => {
-    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    active++;
-    try {
-      return await task();
-    } finally {
-      active--;
-      waiting.shift()?.();
-    }
-  };
+  return { maxSpan: span, concurrency: maxConcurrentParts, maxParts };
 }
 
 export function createLogMethods({ requester, clock }: EvmMethodContext): EvmLogMethods {
@@ -107,8 +104,7 @@ export function createLogMethods({ requester, clock }: EvmMethodContext): EvmLog
       const base = filterParam(filter);
       const fromParam = blockParam(filter.fromBlock ?? 'latest', 'filter.fromBlock');
       const toParam = blockParam(filter.toBlock ?? 'latest', 'filter.toBlock');
-      let { maxSpan } = checkParameters(parameters);
-      const { concurrency } = checkParameters(parameters);
+      const { maxSpan, concurrency, maxParts } = checkParameters(parameters);
       const timeoutMs = options.timeoutMs ?? DEFAULT_GET_LOGS_TIMEOUT_MS;
       if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) invalidInput('timeoutMs', 'a positive number of ms');
       const numeric = (value: string): bigint | undefined => (value.startsWith('0x') ? BigInt(value) : undefined);
@@ -142,46 +138,27 @@ export function createLogMethods({ requester, clock }: EvmMethodContext): EvmLog
         return parseResult('eth_getBlockByNumber', blockNumberOnly, block).number;
       };
 
-      const limited = limiter(concurrency);
-      // The learned span is read when a part gets its turn, not when it is queued: a part queued
-      // before a sibling's refusal taught a narrower span is cut instead of being asked.
-      const fetchRange = async (range: BlockRange): Promise<EvmLog[][]> => {
-        const outcome = await limited(async (): Promise<{ logs: EvmLog[] } | { parts: readonly BlockRange[] }> => {
-          if (maxSpan !== undefined && rangeSize(range) > maxSpan) return { parts: chunkRange(range, maxSpan) };
-          try {
-            return { logs: await query(quantity(range.fromBlock, 'fromBlock'), quantity(range.toBlock, 'toBlock')) };
-          } catch (error) {
-            const limit = logRangeLimitOf(error);
-            const split = limit === undefined ? undefined : splitRefusedRange(range, limit, maxSpan);
-            if (split === undefined) throw error;
-            if (split.maxSpan !== undefined && (maxSpan === undefined || split.maxSpan < maxSpan)) maxSpan = split.maxSpan;
-            return { parts: split.parts };
-          }
-        });
-        if ('logs' in outcome) return [outcome.logs];
-        return (await Promise.all(outcome.parts.map(fetchRange))).flat();
-      };
-
       try {
         if (base['blockHash'] !== undefined) {
           return parseResult('eth_getLogs', logsSchema, await requester.request('eth_getLogs', [base], callOptions()));
         }
         // Tags: try the one query first (most ranges pass); resolve them to numbers only to split.
-        let refused: LogRangeLimit | undefined;
+        let refused: { limit: LogRangeLimit; error: unknown } | undefined;
         if (maxSpan === undefined && (from === undefined || to === undefined)) {
           try {
             return await query(fromParam, toParam);
           } catch (error) {
-            refused = logRangeLimitOf(error);
-            if (refused === undefined) throw error;
+            const limit = logRangeLimitOf(error);
+            if (limit === undefined) throw error;
+            refused = { limit, error };
           }
         }
         const range = { fromBlock: await blockOf(fromParam), toBlock: await blockOf(toParam) };
         if (range.fromBlock > range.toBlock) return [];
-        const split = refused === undefined ? undefined : splitRefusedRange(range, refused, maxSpan);
-        if (split === undefined) return mergeLogs(await fetchRange(range));
-        maxSpan = split.maxSpan;
-        return mergeLogs((await Promise.all(split.parts.map(fetchRange))).flat());
+        const queue = new LogPartQueue(range, maxSpan, maxParts, refused === undefined ? 0 : 1);
+        if (refused !== undefined) queue.refused(range, refused.limit, refused.error);
+        const ask = async (part: { fromBlock: bigint; toBlock: bigint }) => query(quantity(part.fromBlock, 'fromBlock'), quantity(part.toBlock, 'toBlock'));
+        return mergeLogs(await fetchLogParts(queue, concurrency, ask));
       } catch (error) {
         stop.abort(error);
         // A part that ran into the whole call's deadline: the call missed its deadline, whatever the part's error says.

@@ -1,7 +1,12 @@
 /**
  * Every endpoint's last head and lag verdict, and the reference tip per quantity. Pure state
  * driven by the caller's clock readings. An observation that repeats the endpoint's last raw
- * head (the common case: many answers per slot) only refreshes its time.
+ * head (the common case: many answers per slot) only refreshes its time. A fresh verdict
+ * ages: once the tip has moved on by more than the allowance since an endpoint's head was
+ * judged, the endpoint is `aged` — its head says nothing about now — until a new head of it
+ * is judged (the pool probes it: an endpoint serving only head-less reads would otherwise
+ * stay fresh however far the chain went on without it). Aged is not lagging: a healthy node
+ * that was merely asked nothing with a head keeps its reads meanwhile.
  */
 import type { HeadQuantity } from './config.js';
 import { headValue, isHeadValue } from './head-of.js';
@@ -36,6 +41,8 @@ interface Entry {
   lagging: boolean;
   /** The tip value the verdict was made against (a stalled node repeats its head while the tip moves on). */
   judgedAgainst: number;
+  /** Fresh, but the tip moved on by more than the allowance since `judgedAgainst`. */
+  aged: boolean;
 }
 
 interface Tip {
@@ -67,9 +74,19 @@ export class HeadBook {
   readonly #samples: HeadSample[] = [];
   readonly #sampleIndex: number[] = [];
   #laggingCount = 0;
+  /** A pool of one: its head needs nobody to vouch for it. */
+  readonly #alone: boolean;
+  /**
+   * Per quantity, a tip above this may have aged a fresh verdict: at most the lowest
+   * (tip judged against + allowance) over fresh endpoints, so most tip moves cost one comparison.
+   */
+  readonly #agedAbove: Record<HeadQuantity, number> = { slot: Number.NEGATIVE_INFINITY, block: Number.NEGATIVE_INFINITY };
+  /** An endpoint aged since {@link HeadBook.takeNewlyAged} was last asked. */
+  #newlyAged = false;
 
   constructor(endpointCount: number, settings: HeadBookSettings) {
     this.#settings = settings;
+    this.#alone = endpointCount === 1;
     this.#entries = Array.from({ length: endpointCount }, () => ({
       quantity: undefined,
       raw: undefined,
@@ -79,6 +96,7 @@ export class HeadBook {
       lag: undefined,
       lagging: false,
       judgedAgainst: Number.NaN,
+      aged: false,
     }));
   }
 
@@ -100,11 +118,15 @@ export class HeadBook {
     entry.value = value;
     entry.number = Number(value);
     entry.observedAtMs = nowMs;
+    const hadTip = this.#tips.has(quantity);
     const tip = this.#updateTip(quantity, nowMs);
     const change = this.#judge(index, entry, tip);
-    if (this.#laggingCount === 0 || tip?.index !== index) return change === undefined ? NO_CHANGES : [change];
-    const others = this.#rejudgeLagging(quantity, index, nowMs);
-    return change === undefined ? others : [change, ...others];
+    let changes = change === undefined ? NO_CHANGES : [change];
+    // The first tip (two heads vouch for each other): the heads seen before it are judged now.
+    if (!hadTip && tip !== undefined) changes = joined(changes, this.#judgeUnjudged(quantity, tip, index));
+    if (this.#laggingCount > 0 && tip?.index === index) changes = joined(changes, this.#rejudgeLagging(quantity, index, nowMs));
+    if (tip !== undefined && tip.number > this.#agedAbove[quantity]) this.#markAged(quantity, tip);
+    return changes;
   }
 
   /** A node said it is `slotsBehind` behind (Solana getHealth -32005): a head of tip − N when a slot tip is known. */
@@ -123,6 +145,18 @@ export class HeadBook {
 
   isLagging(index: number): boolean {
     return this.#entries[index]!.lagging;
+  }
+
+  /** Fresh when last judged, but the tip has since moved on by more than the allowance: its head tells nothing of now. */
+  isAged(index: number): boolean {
+    return this.#entries[index]!.aged;
+  }
+
+  /** True once after an observation aged some endpoint (the pool then has one to probe). */
+  takeNewlyAged(): boolean {
+    const aged = this.#newlyAged;
+    this.#newlyAged = false;
+    return aged;
   }
 
   /** True when any endpoint lags (one comparison). */
@@ -155,23 +189,59 @@ export class HeadBook {
     return changes ?? NO_CHANGES;
   }
 
+  #judgeUnjudged(quantity: HeadQuantity, tip: Tip, observed: number): readonly LagChange[] {
+    let changes: LagChange[] | undefined;
+    for (let i = 0; i < this.#entries.length; i++) {
+      const entry = this.#entries[i]!;
+      if (i === observed || entry.quantity !== quantity || entry.lag !== undefined) continue;
+      const change = this.#judge(i, entry, tip);
+      if (change !== undefined) (changes ??= []).push(change);
+    }
+    return changes ?? NO_CHANGES;
+  }
+
+  /** Marks the fresh endpoints whose verdict the tip has outgrown as aged; recomputes the watermark. */
+  #markAged(quantity: HeadQuantity, tip: Tip): void {
+    const allowance = this.#settings.allowance[quantity];
+    let lowest = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < this.#entries.length; i++) {
+      const entry = this.#entries[i]!;
+      if (entry.quantity !== quantity || entry.lagging || entry.aged) continue;
+      if (i !== tip.index && tip.number - judgedBase(entry) > allowance) {
+        entry.aged = true;
+        this.#newlyAged = true;
+      } else lowest = Math.min(lowest, judgedBase(entry) + allowance);
+    }
+    this.#agedAbove[quantity] = lowest;
+  }
+
   #judge(index: number, entry: Entry, tip: Tip | undefined): LagChange | undefined {
     const quantity = entry.quantity!;
     if (tip === undefined) {
       entry.lag = undefined;
+      this.#watch(entry);
       return undefined;
     }
     const lag = tip.value > entry.value ? tip.value - entry.value : 0n;
     entry.lag = lag;
     entry.judgedAgainst = tip.number;
+    entry.aged = false;
     const allowance = this.#settings.allowance[quantity];
     let lagging = isLaggingNow(entry.lagging, Number(lag), allowance);
     // Back only against a tip seen at about the same time: a stale tip understates the lag.
     if (entry.lagging && !lagging && entry.observedAtMs - tip.atMs > this.#settings.maxTipAgeMs) lagging = true;
+    if (!lagging) this.#watch(entry);
     if (lagging === entry.lagging) return undefined;
     entry.lagging = lagging;
     this.#laggingCount += lagging ? 1 : -1;
     return { index, lagging, record: this.record(index)!, tip: tip.value, allowance };
+  }
+
+  /** A fresh (or not yet judged) endpoint: a tip past its judged base + allowance ages its verdict. */
+  #watch(entry: Entry): void {
+    const quantity = entry.quantity!;
+    const until = judgedBase(entry) + this.#settings.allowance[quantity];
+    if (until < this.#agedAbove[quantity]) this.#agedAbove[quantity] = until;
   }
 
   #updateTip(quantity: HeadQuantity, nowMs: number): Tip | undefined {
@@ -187,7 +257,8 @@ export class HeadBook {
       sampleIndex.push(i);
     }
     const previous = this.#tips.get(quantity);
-    const chosen = referenceTipIndex(samples, previous === undefined ? undefined : { value: previous.number, atMs: previous.atMs }, nowMs, TIP_BOUNDS[quantity]);
+    const last = previous === undefined ? undefined : { value: previous.number, atMs: previous.atMs };
+    const chosen = referenceTipIndex(samples, last, nowMs, TIP_BOUNDS[quantity], this.#alone);
     if (chosen === -1) return previous;
     const index = sampleIndex[chosen]!;
     const entry = this.#entries[index]!;
@@ -199,4 +270,16 @@ export class HeadBook {
     this.#tips.set(quantity, tip);
     return tip;
   }
+}
+
+/**
+ * What an endpoint's verdict vouches for: the tip its head was last judged against, or its own
+ * head when that is higher (or it never was judged: no tip yet).
+ */
+function judgedBase(entry: Entry): number {
+  return Number.isNaN(entry.judgedAgainst) || entry.number > entry.judgedAgainst ? entry.number : entry.judgedAgainst;
+}
+
+function joined(a: readonly LagChange[], b: readonly LagChange[]): readonly LagChange[] {
+  return a.length === 0 ? b : b.length === 0 ? a : [...a, ...b];
 }

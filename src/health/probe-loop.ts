@@ -9,7 +9,7 @@ import type { Clock, Random, TimerHandle } from '../clock.js';
 import { nextProbeDelayMs, probeDelayMs, READMIT_AFTER_GOOD_PROBES } from './probe-rules.js';
 
 /** Why an endpoint is probed. */
-export type ProbeReason = 'out-of-rotation' | 'lagging' | 'reference' | 'all';
+export type ProbeReason = 'out-of-rotation' | 'lagging' | 'reference' | 'aged' | 'all';
 
 /** One probe's result as the host reports it. */
 export type ProbeResult = { readonly ok: true } | { readonly ok: false } | { readonly skipped: true };

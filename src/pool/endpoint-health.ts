@@ -10,6 +10,7 @@ import type { Clock, Random } from '../clock.js';
 import type { NormalizedEndpoint } from '../config/normalize.js';
 import type { ClassifiedFailure, ClassifiedOutcome } from '../http/outcome.js';
 import { ArchivalBook, type ArchivalKnowledge } from '../health/archival-book.js';
+import { backendsOf } from '../health/backends.js';
 import { resolveHealth, type HealthSettings, type HeadQuantity, type ResolvedHealth } from '../health/config.js';
 import { HeadBook, type LagChange } from '../health/head-book.js';
 import { headOfAnswer, isHeadValue } from '../health/head-of.js';
@@ -262,7 +263,7 @@ export class EndpointHealth implements CandidateFilter {
     if (this.#heads.isLagging(index)) return 'lagging';
     const roles = this.#rolesOf[index]!;
     if (roles.length > 0 && roles.every((role) => role.disabled || role.chainPending || this.#inner.isExcluded(role, nowMs))) return 'out-of-rotation';
-    return this.#heads.record(index) === undefined ? 'unknown' : 'fresh';
+    return this.#heads.record(index) === undefined || this.#heads.isAged(index) ? 'unknown' : 'fresh';
   }
 
   archivalOf(index: number, nowMs: number): ArchivalKnowledge {
@@ -288,12 +289,15 @@ export class EndpointHealth implements CandidateFilter {
   /** A head this process observed: into the head book, and to the sink (the fleet). */
   #observe(index: number, quantity: HeadQuantity, raw: number | bigint | string, nowMs: number): void {
     const changes = this.#heads.observe(index, quantity, raw, nowMs);
-    if (changes.length > 0) this.#apply(changes);
+    this.#apply(changes);
     if (this.#headSink !== undefined && isHeadValue(raw)) this.#headSink(index, quantity, raw, nowMs, changes.length > 0 && changes.some((change) => change.index === index));
+    // Another endpoint's verdict this head changed (judged when the first tip was set): the fleet hears of it too.
+    for (const { index: other, record } of changes) if (other !== index) this.#headSink?.(other, record.quantity, record.value, nowMs, true);
   }
 
   #apply(changes: readonly LagChange[]): void {
     for (const change of changes) this.#report(change);
+    if (this.#heads.takeNewlyAged()) this.#loop?.poke();
   }
 
   #report(change: LagChange): void {
@@ -320,8 +324,8 @@ export class EndpointHealth implements CandidateFilter {
     // Benched, behind an open breaker — or demoted below the good band, where it gets no
     // traffic while a good peer can admit (the issue's "86 requests, score 50, to the end").
     if (roles.some((role) => !role.disabled && !role.chainPending && (this.#inner.isExcluded(role, nowMs) || role.band > 0))) return 'out-of-rotation';
-    if (this.settings.probeAll) return 'all';
-    return undefined;
+    if (this.#heads.isAged(index)) return 'aged';
+    return this.settings.probeAll ? 'all' : undefined;
   }
 
   /** A lagging endpoint is judged against the tip: its probe takes the tip's endpoint along when the tip's head is not fresh. */
@@ -390,16 +394,4 @@ export class EndpointHealth implements CandidateFilter {
       housekeeping: (nowMs: number) => this.#chainGuard?.housekeeping(nowMs, this.settings.chainRecheckMs) ?? Number.POSITIVE_INFINITY,
     };
   }
-}
-
-/** Endpoint indices grouped by backend: the same URL and headers are one node, probed once. */
-function backendsOf(endpoints: readonly NormalizedEndpoint[]): number[][] {
-  const byKey = new Map<string, number[]>();
-  for (const endpoint of endpoints) {
-    const key = `${endpoint.url}\u0000${JSON.stringify(Object.entries(endpoint.headers).sort())}`;
-    const list = byKey.get(key);
-    if (list) list.push(endpoint.index);
-    else byKey.set(key, [endpoint.index]);
-  }
-  return [...byKey.values()];
 }

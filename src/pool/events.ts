@@ -122,8 +122,11 @@ export interface ProbeEvent extends EventBase {
   /** Every endpoint entry sharing the probed backend (the outcome counts for each). */
   readonly endpointIds: readonly string[];
   readonly method: string;
-  /** Why it was probed: out of rotation (benched, broken host), lagging, holding the reference tip, or `probeAll`. */
-  readonly reason: 'out-of-rotation' | 'lagging' | 'reference' | 'all';
+  /**
+   * Why it was probed: out of rotation (benched, broken host), lagging, holding the reference
+   * tip, its head aged (the tip moved on by more than the allowance since it was judged), or `probeAll`.
+   */
+  readonly reason: 'out-of-rotation' | 'lagging' | 'reference' | 'aged' | 'all';
   /** `skipped`: no token to spare, a call waiting, or no free permit, or (fleet mode) another process observed its head recently; nothing was sent. */
   readonly outcome: 'ok' | 'failed' | 'skipped';
   readonly latencyMs?: number;

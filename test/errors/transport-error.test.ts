@@ -23,6 +23,7 @@ describe('TransportError', () => {
         "SUBSCRIPTION_FAILED",
         "SUBSCRIPTION_CLOSED",
         "SUBSCRIPTION_OVERFLOW",
+        "LOG_RANGE_LIMIT",
       ]
     `);
   });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chunkRange, mergeLogs, rangeSize, splitRefusedRange, type BlockRange } from '../../src/evm/log-ranges.js';
+import { firstPart, mergeLogs, partCount, rangeSize, splitRefusedRange, type BlockRange } from '../../src/evm/log-ranges.js';
 import type { EvmLog } from '../../src/evm/index.js';
 
 const range = (fromBlock: bigint, toBlock: bigint): BlockRange => ({ fromBlock, toBlock });
@@ -25,27 +25,35 @@ function expectTiles(parts: readonly BlockRange[], whole: BlockRange): void {
   for (const part of parts) expect(part.fromBlock <= part.toBlock).toBe(true);
 }
 
-describe('chunkRange', () => {
-  it('tiles any range with parts of at most the span', () => {
+describe('firstPart and partCount', () => {
+  it('cut parts of at most the span one at a time, tiling the range in partCount parts', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: 0n, max: 10n ** 9n }), fc.bigInt({ min: 0n, max: 5_000n }), fc.bigInt({ min: 1n, max: 1_200n }), (from, width, span) => {
         const whole = range(from, from + width);
-        const parts = chunkRange(whole, span);
+        const parts: BlockRange[] = [];
+        for (let left: BlockRange | undefined = whole; left !== undefined; ) {
+          const { part, rest } = firstPart(left, span);
+          parts.push(part);
+          left = rest;
+        }
         expectTiles(parts, whole);
         expect(parts.every((p) => rangeSize(p) <= span)).toBe(true);
-        expect(BigInt(parts.length)).toBe((rangeSize(whole) + span - 1n) / span);
+        expect(BigInt(parts.length)).toBe(partCount(whole, span));
       }),
     );
+  });
+
+  it('count the parts of 2^40 blocks without making them', () => {
+    expect(partCount(range(0n, 2n ** 40n), 10n)).toBe(109_951_162_778n);
+    expect(firstPart(range(0n, 2n ** 40n), 10n).rest).toEqual(range(10n, 2n ** 40n));
+    expect(partCount(range(0n, 2n ** 40n), undefined)).toBe(1n);
   });
 });
 
 describe('splitRefusedRange', () => {
-  it('takes the provider’s suggestion and cuts the rest to the block-range span it implies', () => {
+  it('takes the provider’s suggestion; the rest is one segment, cut to the block-range span it implies when asked', () => {
     const split = splitRefusedRange(range(0n, 2_999n), { kind: 'block-range', suggestedRange: { fromBlock: 0n, toBlock: 499n } }, undefined);
-    expect(split).toEqual({
-      parts: [range(0n, 499n), range(500n, 999n), range(1_000n, 1_499n), range(1_500n, 1_999n), range(2_000n, 2_499n), range(2_500n, 2_999n)],
-      maxSpan: 500n,
-    });
+    expect(split).toEqual({ parts: [range(0n, 499n), range(500n, 2_999n)], maxSpan: 500n });
   });
 
   it('keeps a result-count suggestion to itself: the rest is one part (density differs along the chain)', () => {
@@ -62,22 +70,23 @@ describe('splitRefusedRange', () => {
 
   it('uses a stated limit as the span for every part, and never widens a learned one', () => {
     expect(splitRefusedRange(range(0n, 2_500n), { kind: 'block-range', maxBlockRange: 1_000n }, undefined)).toEqual({
-      parts: [range(0n, 999n), range(1_000n, 1_999n), range(2_000n, 2_500n)],
+      parts: [range(0n, 999n), range(1_000n, 2_500n)],
       maxSpan: 1_000n,
     });
     expect(splitRefusedRange(range(0n, 999n), { kind: 'block-range', maxBlockRange: 800n }, 400n)?.maxSpan).toBe(400n);
   });
 
-  it('bisects when the provider says nothing more, halving the learned span for range limits only', () => {
+  it('bisects when the provider says nothing more, halving the learned span for range and result-count limits alike', () => {
     expect(splitRefusedRange(range(10n, 20n), { kind: 'block-range' }, undefined)).toEqual({ parts: [range(10n, 14n), range(15n, 20n)], maxSpan: 6n });
-    expect(splitRefusedRange(range(10n, 20n), { kind: 'result-count' }, undefined)).toEqual({ parts: [range(10n, 14n), range(15n, 20n)], maxSpan: undefined });
+    expect(splitRefusedRange(range(10n, 20n), { kind: 'result-count' }, undefined)).toEqual({ parts: [range(10n, 14n), range(15n, 20n)], maxSpan: 6n });
+    expect(splitRefusedRange(range(10n, 20n), { kind: 'result-count' }, 4n)?.maxSpan).toBe(4n);
   });
 
   it('cannot split a single block', () => {
     expect(splitRefusedRange(range(7n, 7n), { kind: 'result-count' }, undefined)).toBeUndefined();
   });
 
-  it('always tiles the refused range with narrower parts', () => {
+  it('always tiles the refused range with at most three narrower parts', () => {
     const limit = fc.record({
       kind: fc.constantFrom('block-range' as const, 'result-count' as const),
       maxBlockRange: fc.option(fc.bigInt({ min: 1n, max: 3_000n }), { nil: undefined }),
@@ -94,6 +103,7 @@ describe('splitRefusedRange', () => {
         expect(split).toBeDefined();
         expectTiles(split?.parts ?? [], whole);
         expect(split?.parts.every((p) => rangeSize(p) < rangeSize(whole))).toBe(true);
+        expect(split?.parts.length).toBeLessThanOrEqual(3);
       }),
     );
   });

@@ -31,6 +31,78 @@ describe('reference tip', () => {
   it('does not trust an unvouched outlier at the very start with two endpoints', () => {
     expect(referenceTipIndex([at(1e12), at(1_000)], undefined, 0, TIP_BOUNDS.slot)).toBe(1);
   });
+
+  it('sets no tip from a first head nobody vouches for, unless the pool has one endpoint; a vouched tip vouches for one head after it', () => {
+    expect(referenceTipIndex([at(2 ** 60)], undefined, 0, TIP_BOUNDS.slot)).toBe(-1);
+    expect(referenceTipIndex([at(2 ** 60)], undefined, 0, TIP_BOUNDS.slot, true)).toBe(0);
+    expect(referenceTipIndex([at(1_010, 1_000)], at(1_000), 1_000, TIP_BOUNDS.slot)).toBe(0);
+  });
+});
+
+describe('the head book with a rogue first head', () => {
+  const settings = { allowance: { slot: 100, block: 16 }, staleAfterMs: 60_000, maxTipAgeMs: 2_000 };
+
+  it('lets a rogue head observed first in a pool of two set no tip, and the honest head that follows sets it', () => {
+    const book = new HeadBook(2, settings);
+    expect(book.observe(0, 'slot', 2n ** 60n, 0)).toEqual([]);
+    expect(book.tip('slot')).toBeUndefined();
+    expect(book.observe(1, 'slot', 1_000, 10)).toEqual([]);
+    expect(book.tip('slot')).toMatchObject({ value: 1_000n, index: 1 });
+    // The rogue again, and the honest node moving on: the rogue is beyond what the chain can reach.
+    expect(book.observe(0, 'slot', 2n ** 60n, 20)).toEqual([]);
+    expect(book.observe(1, 'slot', 1_003, 1_000)).toEqual([]);
+    expect(book.tip('slot')?.value).toBe(1_003n);
+    expect(book.isLagging(1)).toBe(false);
+  });
+
+  it('judges the heads seen before the first tip when two heads set it', () => {
+    const book = new HeadBook(3, settings);
+    expect(book.observe(0, 'slot', 800, 0)).toEqual([]);
+    expect(book.observe(1, 'slot', 1_000, 10)).toEqual([expect.objectContaining({ index: 0, lagging: true, tip: 1_000n })]);
+    expect([book.record(0)?.lag, book.record(1)?.lag]).toEqual([200n, 0n]);
+  });
+
+  it('takes the only head of a pool of one as the tip', () => {
+    const book = new HeadBook(1, settings);
+    book.observe(0, 'block', 77, 0);
+    expect(book.tip('block')?.value).toBe(77n);
+  });
+});
+
+describe('aged heads', () => {
+  const settings = { allowance: { slot: 100, block: 16 }, staleAfterMs: 60_000, maxTipAgeMs: 2_000 };
+  const bookAt1000 = () => {
+    const book = new HeadBook(3, settings);
+    for (const i of [0, 1, 2]) book.observe(i, 'slot', 1_000, 0);
+    return book;
+  };
+
+  it('ages a fresh endpoint once the tip moved on by more than the allowance since its head, once', () => {
+    const book = bookAt1000();
+    book.observe(0, 'slot', 1_090, 1_000);
+    book.observe(1, 'slot', 1_090, 1_000);
+    expect(book.isAged(2)).toBe(false);
+    expect(book.takeNewlyAged()).toBe(false);
+    book.observe(0, 'slot', 5_000, 2_000);
+    book.observe(1, 'slot', 5_000, 2_000);
+    expect([book.isAged(0), book.isAged(1), book.isAged(2)]).toEqual([false, false, true]);
+    expect(book.isLagging(2)).toBe(false);
+    expect(book.takeNewlyAged()).toBe(true);
+    expect(book.takeNewlyAged()).toBe(false);
+  });
+
+  it('judges an aged endpoint at its next head: lagging when it stalled, fresh when it kept up', () => {
+    const stalled = bookAt1000();
+    stalled.observe(0, 'slot', 5_000, 2_000);
+    stalled.observe(1, 'slot', 5_000, 2_000);
+    expect(stalled.observe(2, 'slot', 1_000, 2_100)).toEqual([expect.objectContaining({ index: 2, lagging: true, tip: 5_000n })]);
+    expect(stalled.isAged(2)).toBe(false);
+    const caughtUp = bookAt1000();
+    caughtUp.observe(0, 'slot', 5_000, 2_000);
+    caughtUp.observe(1, 'slot', 5_000, 2_000);
+    expect(caughtUp.observe(2, 'slot', 5_001, 2_100)).toEqual([]);
+    expect([caughtUp.isAged(2), caughtUp.isLagging(2)]).toEqual([false, false]);
+  });
 });
 
 describe('lag verdicts', () => {
@@ -66,8 +138,10 @@ describe('lag verdicts', () => {
   });
 
   it('turns a getHealth "behind by N slots" into a head N below the tip', () => {
-    const book = new HeadBook(2, { allowance: { slot: 100, block: 16 }, staleAfterMs: 60_000, maxTipAgeMs: 2_000 });
+    const book = new HeadBook(3, { allowance: { slot: 100, block: 16 }, staleAfterMs: 60_000, maxTipAgeMs: 2_000 });
+    // Two heads vouch for the tip (one alone sets none).
     book.observe(0, 'slot', 5_000, 0);
+    book.observe(2, 'slot', 5_000, 0);
     expect(book.observeBehind(1, 150, 1)).toEqual([expect.objectContaining({ lagging: true })]);
     expect(book.record(1)?.value).toBe(4_850n);
   });

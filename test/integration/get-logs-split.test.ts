@@ -217,9 +217,13 @@ describe('getLogs against a node refusing ranges above 1 000 blocks', () => {
     expect(node.ranges.filter((r) => r.from === 2_000)).toHaveLength(1);
   });
 
-  it('fails with the refusal when one block alone is refused (nothing narrower exists)', async () => {
+  it('fails with LOG_RANGE_LIMIT, the refusal as its cause, when one block alone is refused (nothing narrower exists)', async () => {
     const node = await logNode(() => ({ error: { code: -32005, message: 'query returned more than 10000 results' } }));
-    await expect(clientOf(node.server).evm.getLogs({ fromBlock: 5n, toBlock: 6n })).rejects.toMatchObject({ code: 'RPC_ERROR', rpcCode: -32005 });
+    await expect(clientOf(node.server).evm.getLogs({ fromBlock: 5n, toBlock: 6n })).rejects.toMatchObject({
+      code: 'LOG_RANGE_LIMIT',
+      context: { reason: 'single-block', fromBlock: '5', toBlock: '5' },
+      cause: { code: 'RPC_ERROR', rpcCode: -32005 },
+    });
     expect(node.ranges.slice(0, 2)).toEqual([
       { from: 5, to: 6 },
       { from: 5, to: 5 },
@@ -233,7 +237,7 @@ describe('getLogs against a node refusing ranges above 1 000 blocks', () => {
     const pool = new HttpTransportPool({ endpoints: [{ id: 'node', url }], chain: 'evm', retry: { maxRetries: 0 } });
     pools.push(pool);
     const error: unknown = await createEvmClient(pool).getLogs({ fromBlock: 1n, toBlock: 2n }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'RPC_ERROR', rpcCode: -32005 });
+    expect(error).toMatchObject({ code: 'LOG_RANGE_LIMIT', cause: { code: 'RPC_ERROR', rpcCode: -32005 } });
     const shown = JSON.stringify({ error, message: (error as Error).message, cause: (error as Error).cause });
     for (const secret of ['k3yInPath', 'k3yInQuery', 'pa55word']) expect(shown).not.toContain(secret);
     // The splitter still recognised the refusal (it asked both halves) from the redacted text.
