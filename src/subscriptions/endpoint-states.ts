@@ -34,7 +34,7 @@ export interface SubscriptionEndpointSnapshot {
   readonly subscriptions: number;
   /** Remaining pause after socket failures, in ms (0: may take subscriptions). */
   readonly pausedForMs: number;
-  /** Socket failures in a row (reset by a confirmed subscription). */
+  /** Socket failures in a row (a socket that stayed up `maxBackoffMs` after a confirmation ends the run). */
   readonly consecutiveFailures: number;
   /** Notifications for a subscription id the pool does not hold, and frames that were not JSON-RPC, since start. */
   readonly unknownNotifications: number;
@@ -90,9 +90,8 @@ export class EndpointStates {
     return earliest;
   }
 
-  /** A socket of `state` failed: pause the endpoint (jittered backoff, at least a 429's Retry-After). */
+  /** A socket of `state` failed (`state.failures` counts it already): pause the endpoint (jittered backoff, at least a 429's Retry-After). */
   pause(state: EndpointState, failure: SocketFailure | undefined, nowMs: number, wallNowMs: number, backoff: BackoffSettings, random: Random): void {
-    state.failures++;
     const providerDelayMs = failure?.kind === 'rate-limited' ? parseRetryAfter(failure.retryAfter, wallNowMs) : undefined;
     state.pausedUntilMs = nowMs + endpointPauseMs(state.failures, providerDelayMs, backoff, random);
   }

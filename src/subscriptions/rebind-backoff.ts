@@ -22,3 +22,15 @@ export function waitForCandidateMs(earliestPauseEndMs: number, nowMs: number, se
   if (Number.isFinite(earliestPauseEndMs) && earliestPauseEndMs > nowMs) return earliestPauseEndMs - nowMs;
   return settings.initialBackoffMs;
 }
+
+/**
+ * An endpoint's socket failures in a row after one more socket died (pure). A confirmation
+ * alone does not end the run: a node that confirms and drops at once would otherwise be
+ * reconnected to after the initial backoff forever (7–8 opens per second). Only a socket
+ * that stayed up `maxBackoffMs` past its first confirmation counts as healthy: the run
+ * starts again at 1.
+ */
+export function failuresAfterDeath(failures: number, confirmedAtMs: number | undefined, nowMs: number, settings: BackoffSettings): number {
+  const healthy = confirmedAtMs !== undefined && nowMs - confirmedAtMs >= settings.maxBackoffMs;
+  return healthy ? 1 : failures + 1;
+}
