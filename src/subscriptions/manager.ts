@@ -4,12 +4,11 @@
  * when a socket dies or its endpoint leaves rotation, and close. The decisions are the pure
  * parts of this folder; this class only carries them out.
  */
-import type { Clock, QueuedTimer, Random } from '../clock.js';
-import { TimerQueue } from '../clock.js';
+import { TimerQueue, type Clock, type QueuedTimer, type Random } from '../clock.js';
 import { poolClosedError } from '../errors/transport-error.js';
-import { serverKey, type Connection } from './connection.js';
+import type { Connection } from './connection.js';
 import { abortedError, noEndpointError, noSocketError, refusalError, timeoutError } from './placement-errors.js';
-import { endpointPauseMs, failuresAfterDeath, waitForCandidateMs } from './rebind-backoff.js';
+import { endpointPauseMs, waitForCandidateMs } from './rebind-backoff.js';
 import { resubscribeJitterMs, type MeterDecision } from './resubscribe-meter.js';
 import { SocketRpcError } from './socket-errors.js';
 import { SocketMembers } from './socket-members.js';
@@ -81,7 +80,6 @@ export class SubscriptionManager implements SubscriptionOwner {
     if (this.#closed) throw poolClosedError();
     const signal = options.signal;
     if (signal?.aborted) throw abortedError(method, signal.reason);
-
     const sub = new ManagedSubscription(this, {
       id: ++this.#nextId,
       method,
@@ -148,10 +146,7 @@ export class SubscriptionManager implements SubscriptionOwner {
       this.#finish(sub);
       sub.end();
     }
-    for (const state of this.#endpoints.values()) {
-      for (const connection of state.connections) connection.dispose();
-      state.connections.clear();
-    }
+    this.#members.disposeAll();
   }
 
   async #placeFirst(sub: ManagedSubscription, factory: SocketFactory, timeoutMs: number, signal: AbortSignal | undefined): Promise<void> {
@@ -178,7 +173,7 @@ export class SubscriptionManager implements SubscriptionOwner {
   /** Places `sub` on an endpoint and subscribes; loops (failover, backoff) until live or closed. */
   async #place(sub: ManagedSubscription, factory: SocketFactory, rebind: { from: string; reason: RebindReason } | undefined): Promise<void> {
     // Subscriptions leaving a dead socket do not all look at once (see resubscribe-meter.ts).
-    if (rebind !== undefined) await this.#sleep(sub, resubscribeJitterMs(this.#settings.backoff, this.#host.random));
+    if (rebind !== undefined) await sleepWhilePlacing(this.#timers, sub, resubscribeJitterMs(this.#settings.backoff, this.#host.random));
     let reserved: string | undefined;
     while (sub.state === 'placing') {
       const now = this.now();
@@ -195,14 +190,14 @@ export class SubscriptionManager implements SubscriptionOwner {
         return;
       }
       if (choice.type === 'wait') {
-        await this.#sleep(sub, waitForCandidateMs(this.#endpoints.earliestPauseEnd(now), now, this.#settings.backoff));
+        await sleepWhilePlacing(this.#timers, sub, waitForCandidateMs(this.#endpoints.earliestPauseEnd(now), now, this.#settings.backoff));
         continue;
       }
       if (rebind !== undefined && reserved !== choice.endpointId) {
         const meter = this.#host.meterResubscribe(choice.endpointId, now);
         if (meter.type !== 'later') reserved = choice.endpointId;
         if (meter.type !== 'go') {
-          await this.#sleep(sub, meter.waitMs);
+          await sleepWhilePlacing(this.#timers, sub, meter.waitMs);
           continue;
         }
       }
@@ -239,7 +234,7 @@ export class SubscriptionManager implements SubscriptionOwner {
           }
           // It was accepted elsewhere before: try another node, backing off if they all refuse.
           sub.refusals++;
-          await this.#sleep(sub, endpointPauseMs(sub.refusals, undefined, this.#settings.backoff, this.#host.random));
+          await sleepWhilePlacing(this.#timers, sub, endpointPauseMs(sub.refusals, undefined, this.#settings.backoff, this.#host.random));
         } else {
           sub.lastFailure = connection.dead ? 'socket failed' : 'no answer in time';
         }
@@ -254,18 +249,12 @@ export class SubscriptionManager implements SubscriptionOwner {
 
   /** The node confirmed `sub` with `serverId`: live from this very frame on. False when it was closed meanwhile. */
   #bind(sub: ManagedSubscription, connection: Connection, state: EndpointState, serverId: unknown, rebind: { from: string; reason: RebindReason } | undefined): boolean {
-    if (sub.state !== 'placing' || sub.connection !== connection || connection.dead) return false;
     const nowMs = this.now();
-    sub.serverId = serverId;
-    sub.bound(state.endpoint.id, nowMs);
-    connection.byServerId.set(serverKey(serverId), sub);
-    connection.confirmedAtMs ??= nowMs;
-    connection.watch(sub);
+    if (!this.#members.bind(sub, connection, state, serverId, nowMs)) return false;
     if (rebind !== undefined) {
       this.emit({ atMs: nowMs, phase: 'rebound', method: sub.method, subscriptionId: sub.id, endpointId: state.endpoint.id, fromEndpointId: rebind.from, reason: rebind.reason });
       sub.pushRebind(rebind.from, rebind.reason, nowMs);
     }
-    sub.everLive = true;
     return true;
   }
 
@@ -285,15 +274,11 @@ export class SubscriptionManager implements SubscriptionOwner {
   }
 
   #onDead(connection: Connection, reason: RebindReason, failure: SocketFailure | undefined): void {
-    const state = this.#endpoints.get(connection.endpointId);
-    if (state === undefined) return;
-    state.connections.delete(connection);
-    this.#endpoints.absorb(connection);
-    if (this.#closed) return;
+    const state = this.#endpoints.socketGone(connection);
+    if (state === undefined || this.#closed) return;
     const now = this.now();
     if (reason !== 'left-rotation' && (failure !== undefined || connection.members.size > 0 || reason !== 'closed')) {
-      state.failures = failuresAfterDeath(state.failures, connection.confirmedAtMs, now, this.#settings.backoff);
-      this.#endpoints.pause(state, failure, now, this.#host.clock.wallNow(), this.#settings.backoff, this.#host.random);
+      this.#endpoints.pause(state, failure, connection.confirmedAtMs, now, this.#host.clock.wallNow(), this.#settings.backoff, this.#host.random);
     }
     const factory = this.#settings.socketFactory;
     for (const member of [...connection.members]) {
@@ -311,9 +296,5 @@ export class SubscriptionManager implements SubscriptionOwner {
           sub.fail(error instanceof Error ? error : new Error('rebind failed'));
         });
     }
-  }
-
-  #sleep(sub: ManagedSubscription, delayMs: number): Promise<void> {
-    return sleepWhilePlacing(this.#timers, sub, delayMs);
   }
 }

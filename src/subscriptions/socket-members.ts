@@ -30,6 +30,18 @@ export class SocketMembers {
     return connection;
   }
 
+  /** The node confirmed `sub` on `connection` with `serverId`; false when it was closed or moved meanwhile. */
+  bind(sub: ManagedSubscription, connection: Connection, state: EndpointState, serverId: unknown, nowMs: number): boolean {
+    if (sub.state !== 'placing' || sub.connection !== connection || connection.dead) return false;
+    sub.serverId = serverId;
+    sub.bound(state.endpoint.id, nowMs);
+    connection.byServerId.set(serverKey(serverId), sub);
+    connection.confirmedAtMs ??= nowMs;
+    connection.watch(sub);
+    sub.everLive = true;
+    return true;
+  }
+
   attach(sub: ManagedSubscription, connection: Connection, state: EndpointState): void {
     connection.members.add(sub);
     connection.inUse();
@@ -60,5 +72,13 @@ export class SocketMembers {
       this.#endpoints.absorb(connection);
       connection.dispose();
     });
+  }
+
+  /** Closes every socket without reporting deaths (the pool is closing). */
+  disposeAll(): void {
+    for (const state of this.#endpoints.values()) {
+      for (const connection of state.connections) connection.dispose();
+      state.connections.clear();
+    }
   }
 }
