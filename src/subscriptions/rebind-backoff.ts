@@ -6,7 +6,8 @@ import { backoffDelayMs, type BackoffSettings } from '../retry/backoff.js';
  * upgrade) is left out of placement for every subscription (pure): a jittered exponential
  * backoff in its failures in a row, so a fleet of clients does not reconnect in lockstep;
  * a 429 on the upgrade waits at least its `Retry-After`. Moving a subscription to another
- * endpoint is not delayed at all (failover is immediate); only coming back to this one is.
+ * endpoint is delayed only by a jitter and that endpoint's rate (resubscribe-meter.ts);
+ * coming back to this one waits out its pause.
  */
 export function endpointPauseMs(consecutiveFailures: number, providerDelayMs: number | undefined, settings: BackoffSettings, random: Random): number {
   const backoff = backoffDelayMs(Math.max(1, consecutiveFailures), settings, random);
