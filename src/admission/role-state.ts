@@ -2,7 +2,7 @@ import type { NormalizedEndpoint, NormalizedRole } from '../config/normalize.js'
 import type { ExecutorTarget } from '../http/executor.js';
 import type { FailureCause } from '../retry/causes.js';
 import { MAX_PROVIDER_DELAY_MS } from '../retry/retry-after.js';
-import { DEFAULT_DECAY_MS } from '../balance/balancer.js';
+import { DEFAULT_DECAY_MS } from '../balance/balance-settings.js';
 import { PeakEwma } from '../balance/peak-ewma.js';
 import { TokenBucket, type AdmissionBucket } from './token-bucket.js';
 

@@ -1,4 +1,5 @@
 import type { RoleState } from '../admission/role-state.js';
+import { DEFAULT_EXPLORE_RATIO, type BalanceSettings } from './balance-settings.js';
 
 /**
  * Latency-aware choice inside one tier and reputation band (README "Latency-aware choice"): admission offers
@@ -15,21 +16,7 @@ import type { RoleState } from '../admission/role-state.js';
  * never explore.
  */
 
-/** Settings of `balance` (pool option); `false` turns latency-aware choice off (plain rotation). */
-export interface BalanceSettings {
-  /**
-   * Share of idempotent reads that may explore: take the costlier of the two candidates when
-   * it was not heard from for a second (and has nothing in flight). A ceiling: exploration
-   * costs at most this share of reads, and in practice one read per idle endpoint per second.
-   * @default 0.01
-   */
-  readonly exploreRatio?: number;
-  /** Time constant of the latency estimate's decay, in ms: how fast old samples fade. @default 10000 */
-  readonly decayMs?: number;
-}
 
-export const DEFAULT_EXPLORE_RATIO = 0.01;
-export const DEFAULT_DECAY_MS = 10_000;
 /** The second candidate wins only when its cost is below this fraction of the first's. */
 export const SWITCH_RATIO = 0.8;
 const LATENCY_FLOOR_MS = 0.001;

@@ -133,7 +133,6 @@ export const topCommand: CliCommand = {
       }
     }
     const startedMs = systemClock.now();
-    let code = 0;
     try {
       for (;;) {
         let lines: string[];
@@ -156,9 +155,6 @@ export const topCommand: CliCommand = {
         await sleep(systemClock, intervalMs, stop.signal).catch(() => undefined);
         if (stop.signal.aborted) break;
       }
-    } catch (error) {
-      code = 1;
-      throw error;
     } finally {
       stopNow();
       process.off('SIGINT', stopNow);
@@ -173,6 +169,6 @@ export const topCommand: CliCommand = {
       }
       await demo?.catch(() => undefined);
     }
-    return code;
+    return 0;
   },
 };

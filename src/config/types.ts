@@ -1,5 +1,5 @@
 import type { Clock, Random } from '../clock.js';
-import type { BalanceSettings } from '../balance/balancer.js';
+import type { BalanceSettings } from '../balance/balance-settings.js';
 import type { HedgeSettings } from '../balance/hedge-policy.js';
 import type { HealthSettings } from '../health/config.js';
 import type { PoolFleet } from '../fleet/types.js';

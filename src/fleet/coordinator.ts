@@ -1,13 +1,17 @@
 /**
  * The fleet's machinery over a {@link FleetBackend}: leases, heartbeats, the poll that
  * brings other processes' facts, and the fall-back to a local share when the store is out of
- * reach. Every store command is bounded by `commandTimeoutMs`; a timeout or an error turns
- * the whole process local at once (a call never waits on the store past that), and the next
- * command that succeeds — the poll keeps asking — brings it back to shared mode.
+ * reach. Every store command is bounded by `commandTimeoutMs`; a client known to be
+ * disconnected turns the process local at once, other failures after a few in a row
+ * (`store-judge.ts`), and only writes answered for a while bring it back to shared mode — while
+ * local, the poll's ticks probe with heartbeats.
  */
 import { setBackgroundTimer, type Clock, type Random, type TimerHandle } from '../clock.js';
 import type { FleetBackend, FleetGrant } from './backend.js';
+import { runBounded } from './bounded-command.js';
 import { LeasedBucket } from './lease-bucket.js';
+import { MemberCount } from './member-count.js';
+import { StoreJudge, type FleetFailure } from './store-judge.js';
 import type { FleetFact, FleetJoinOptions, FleetMembership, FleetMode, FleetStatus, PoolFleet } from './types.js';
 
 export interface FleetCoordinatorSettings {
@@ -41,7 +45,8 @@ export class FleetCoordinator implements PoolFleet {
   readonly #pending = new Map<string, { readonly fact: FleetFact; readonly atMs: number }>();
   #mode: FleetMode = 'shared';
   #reason = 'started';
-  #members: number;
+  readonly #members: MemberCount;
+  readonly #judge = new StoreJudge();
   #cursor = '';
   #pollTimer: TimerHandle | undefined;
   #heartbeatTimer: TimerHandle | undefined;
@@ -50,7 +55,7 @@ export class FleetCoordinator implements PoolFleet {
   constructor(backend: FleetBackend, settings: FleetCoordinatorSettings) {
     this.#backend = backend;
     this.#settings = settings;
-    this.#members = settings.expectedMembers;
+    this.#members = new MemberCount(settings.expectedMembers, settings.heartbeatMs);
   }
 
   get memberId(): string {
@@ -58,7 +63,7 @@ export class FleetCoordinator implements PoolFleet {
   }
 
   status(): FleetStatus {
-    return { mode: this.#mode, members: this.#members, reason: this.#reason };
+    return { mode: this.#mode, members: this.#members.assumed(), reason: this.#reason };
   }
 
   join(options: FleetJoinOptions): FleetMembership {
@@ -69,7 +74,7 @@ export class FleetCoordinator implements PoolFleet {
         take: (want, startEmpty, restart) => this.#take(bucket, want, startEmpty, restart),
         changed: () => options.onTokens(spec.key),
       });
-      if (this.#mode === 'local') bucket.goLocal(options.clock.now(), this.#members);
+      if (this.#mode === 'local') bucket.goLocal(options.clock.now(), this.#members.assumed());
       joined.buckets.set(spec.key, bucket);
     }
     this.#joined.add(joined);
@@ -104,13 +109,13 @@ export class FleetCoordinator implements PoolFleet {
     this.#closed = true;
     this.#stopTimers();
     this.#goLocal('closed');
-    await this.#command(() => this.#backend.leave(this.#settings.memberId));
+    await this.#command(() => this.#backend.leave(this.#settings.memberId), true);
   }
 
   #leave(joined: Joined): void {
     if (!this.#joined.delete(joined) || this.#joined.size > 0) return;
     this.#stopTimers();
-    if (!this.#closed && this.#mode === 'shared') void this.#command(() => this.#backend.leave(this.#settings.memberId));
+    if (!this.#closed && this.#mode === 'shared') void this.#command(() => this.#backend.leave(this.#settings.memberId), true);
   }
 
   #start(): void {
@@ -129,7 +134,8 @@ export class FleetCoordinator implements PoolFleet {
 
   #schedulePoll(): void {
     this.#pollTimer = setBackgroundTimer(this.#settings.clock, () => {
-      void this.#poll();
+      // Local: nothing to read, but a probe of whether Redis takes writes again (see `StoreJudge`).
+      void (this.#mode === 'local' ? this.#heartbeat() : this.#poll());
       if (this.#pollTimer !== undefined) this.#schedulePoll();
     }, this.#settings.pollIntervalMs);
   }
@@ -152,17 +158,19 @@ export class FleetCoordinator implements PoolFleet {
 
   async #heartbeat(): Promise<void> {
     if (!this.#begin('heartbeat')) return;
+    const sentAtMs = this.#settings.clock.now();
     const members = await this.#command(
       () => this.#backend.heartbeat(this.#settings.memberId, this.#settings.heartbeatMs * 3),
+      true,
       () => this.#busySince.delete('heartbeat'),
     );
-    if (members !== undefined) this.#members = Math.max(1, members);
+    if (members !== undefined) this.#members.record(members, sentAtMs);
   }
 
   async #poll(): Promise<void> {
     if (!this.#begin('poll')) return;
     const cursor = this.#cursor;
-    const answer = await this.#command(() => this.#backend.poll(cursor), () => this.#busySince.delete('poll'));
+    const answer = await this.#command(() => this.#backend.poll(cursor), false, () => this.#busySince.delete('poll'));
     if (answer === undefined || this.#mode !== 'shared') return;
     // A recovery in between reset the cursor: this answer belongs to the old log.
     if (cursor !== this.#cursor) return;
@@ -175,7 +183,7 @@ export class FleetCoordinator implements PoolFleet {
 
   async #recall(joined: Joined): Promise<void> {
     if (joined.options.facts.length === 0) return;
-    const facts = await this.#command(() => this.#backend.recall(joined.options.facts));
+    const facts = await this.#command(() => this.#backend.recall(joined.options.facts), false);
     if (facts === undefined || !this.#joined.has(joined)) return;
     for (const fact of facts) joined.options.onFact(fact);
   }
@@ -184,6 +192,7 @@ export class FleetCoordinator implements PoolFleet {
     const { key, requestsPerSecond, burstCapacity } = bucket.spec;
     return this.#command(
       () => this.#backend.take(key, requestsPerSecond, burstCapacity, want, startEmpty, restart),
+      true,
       undefined,
       (late) => bucket.credit(late.granted),
     );
@@ -195,67 +204,45 @@ export class FleetCoordinator implements PoolFleet {
       if (this.#pending.size < MAX_PENDING_FACTS) this.#pending.set(`${fact.topic}:${fact.key}`, { fact, atMs: this.#settings.clock.now() });
       return;
     }
-    void this.#command(() => this.#backend.share(this.#settings.memberId, fact));
+    void this.#command(() => this.#backend.share(this.#settings.memberId, fact), true);
   }
 
   /**
-   * Runs one store command under `commandTimeoutMs`. Resolves `undefined` (and turns the
-   * process local) when the store is not connected, errs or does not answer in time;
-   * `settled` runs when the command finally ends either way, `late` with a value that came
-   * after its timeout.
+   * Runs one store command under `commandTimeoutMs` (`bounded-command.ts`). Resolves
+   * `undefined` when the store is not connected, errs or does not answer in time; `write`: the
+   * command changes the store (only writes prove it usable); `settled` runs when the command
+   * finally ends either way, `late` with a value that came after its timeout.
    */
-  #command<T>(run: () => Promise<T>, settled?: () => void, late?: (value: T) => void): Promise<T | undefined> {
+  #command<T>(run: () => Promise<T>, write: boolean, settled?: () => void, late?: (value: T) => void): Promise<T | undefined> {
     if (!this.#backend.ready()) {
       settled?.();
-      this.#goLocal('unreachable');
+      this.#failed('unreachable');
       return Promise.resolve(undefined);
     }
-    return new Promise<T | undefined>((resolve) => {
-      let done = false;
-      const timer = setBackgroundTimer(this.#settings.clock, () => {
-        if (done) return;
-        done = true;
-        this.#goLocal('timeout');
-        resolve(undefined);
-      }, this.#settings.commandTimeoutMs);
-      let promise: Promise<T>;
-      try {
-        promise = run();
-      } catch (error) {
-        promise = Promise.reject(error);
-      }
-      promise.then(
-        (value) => {
-          settled?.();
-          if (done) {
-            late?.(value);
-            return;
-          }
-          done = true;
-          timer.cancel();
-          this.#recover();
-          resolve(value);
-        },
-        () => {
-          settled?.();
-          if (done) return;
-          done = true;
-          timer.cancel();
-          this.#goLocal('error');
-          resolve(undefined);
-        },
-      );
+    const sentAtMs = this.#settings.clock.now();
+    return runBounded(this.#settings.clock, this.#settings.commandTimeoutMs, run, {
+      answered: () => {
+        if (this.#judge.answered(this.#mode, write, sentAtMs)) this.#recover();
+      },
+      failed: (failure) => this.#failed(failure),
+      ...(late ? { late } : {}),
+      ...(settled ? { settled } : {}),
     });
+  }
+
+  #failed(failure: FleetFailure): void {
+    if (this.#judge.failed(this.#mode, failure)) this.#goLocal(failure);
   }
 
   #goLocal(reason: string): void {
     if (this.#mode === 'local') return;
     this.#mode = 'local';
     this.#reason = reason;
+    this.#judge.reset();
     const status = this.status();
     for (const joined of this.#joined) {
       const now = joined.options.clock.now();
-      for (const bucket of joined.buckets.values()) bucket.goLocal(now, this.#members);
+      for (const bucket of joined.buckets.values()) bucket.goLocal(now, status.members);
       joined.options.onStatus(status);
       for (const key of joined.buckets.keys()) joined.options.onTokens(key);
     }
@@ -266,6 +253,7 @@ export class FleetCoordinator implements PoolFleet {
     if (this.#mode === 'shared' || this.#closed) return;
     this.#mode = 'shared';
     this.#reason = 'recovered';
+    this.#judge.reset();
     // The log may have been lost or trimmed while away: start it from now and recall the stored facts instead.
     this.#cursor = '';
     const status = this.status();

@@ -5,6 +5,8 @@
  * tokens (the fleet's overshoot at the server is at most one lease per process). In local
  * mode (the store is out of reach) it spends what is left of its lease, then its local share
  * of the quota — a bucket that starts EMPTY, because the fleet was just spending the quota.
+ * A later fall-back resumes the local share where the last one left it (not empty again): a
+ * fleet whose mode changes often must not starve its calls on a bucket reset at every change.
  */
 import { TokenBucket, type AdmissionBucket } from '../admission/token-bucket.js';
 import type { Clock, Random } from '../clock.js';
@@ -45,6 +47,8 @@ export class LeasedBucket implements AdmissionBucket {
   private retryAtMs = 0;
   /** The local share while the store is out of reach. */
   private local: TokenBucket | undefined;
+  /** Tokens the local share held when shared mode resumed: the next fall-back starts from them. */
+  private parked: number | undefined;
   /** Once the fleet has spent from this bucket, a bucket the store lost starts empty, not full. */
   private spending = false;
   /** Back from local mode: the next take restarts the shared bucket empty (see `FleetBackend.take`). */
@@ -116,16 +120,20 @@ export class LeasedBucket implements AdmissionBucket {
     if (this.local === undefined && !this.fetching && this.held === 0) this.fetch();
   }
 
-  /** The store is out of reach: spend the rest of the lease, then the local share, starting empty. */
+  /** The store is out of reach: spend the rest of the lease, then the local share, starting empty (or where the last one stopped). */
   goLocal(nowMs: number, members: number): void {
     const share = localShareOf(this.spec.requestsPerSecond, this.spec.burstCapacity, members);
-    this.local = new TokenBucket(share.requestsPerSecond, share.burstCapacity, nowMs, 0);
+    this.local = new TokenBucket(share.requestsPerSecond, share.burstCapacity, nowMs, Math.min(share.burstCapacity, this.parked ?? 0));
     this.spending = true;
   }
 
   /** The store is back: lease again. */
   goShared(): void {
-    if (this.local !== undefined) this.restart = true;
+    if (this.local !== undefined) {
+      this.restart = true;
+      // Parked, not refilled while shared: the shared bucket paid for that time.
+      this.parked = this.local.available(this.clock.now());
+    }
     this.local = undefined;
     this.retryAtMs = 0;
   }

@@ -25,15 +25,19 @@ export interface CreateRedisFleetOptions {
    * deployments on one Redis never share a quota by accident. 1–64 of `A–Z a–z 0–9 . _ -`.
    */
   readonly namespace: string;
-  /** Longest wait for one Redis command before this process falls back to its local share, in ms. @default 50 */
+  /**
+   * Longest wait for one Redis command, in ms (judged after one more event-loop turn, so a busy
+   * loop is not taken for a slow Redis). Three failed or late commands in a row turn this
+   * process local; a client known to be disconnected turns it local at once. @default 50
+   */
   readonly commandTimeoutMs?: number;
   /** Tokens per lease, as this many ms of the role's quota (at least 1 token, at most its burst). @default 100 */
   readonly leaseMs?: number;
-  /** How often other processes' cooldowns, benches, breaker opens and chain verdicts are read, in ms. @default 50 */
+  /** How often other processes' cooldowns, benches, breaker opens and chain verdicts are read, in ms (while local: how often a heartbeat probes whether Redis takes writes again). @default 50 */
   readonly pollIntervalMs?: number;
   /** Heartbeat period, in ms; a member missing three heartbeats no longer counts toward the local share. @default 1000 */
   readonly heartbeatMs?: number;
-  /** Members assumed until the first heartbeat is answered (Redis unreachable at start): the local share is quota ÷ this. @default 4 */
+  /** Members assumed while the count is uncertain (Redis unreachable at start, or before a full heartbeat period is answered): the local share is quota ÷ at least this. @default 4 */
   readonly expectedMembers?: number;
   /** This process's id in the fleet (heartbeats, own facts). @default 16 random hex digits */
   readonly memberId?: string;

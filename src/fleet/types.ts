@@ -39,9 +39,17 @@ export type FleetMode = 'shared' | 'local';
 
 export interface FleetStatus {
   readonly mode: FleetMode;
-  /** Live members last seen through heartbeats (or the configured `expectedMembers` before the first one). */
+  /**
+   * Members the local share divides each quota by: the most live members heartbeats counted over
+   * the last two heartbeat periods, and at least the configured `expectedMembers` until a full
+   * period of heartbeats has been answered (an uncertain count is taken as the larger fleet).
+   */
   readonly members: number;
-  /** Why the mode last changed: `started`, `recovered`, `unreachable`, `timeout`, `error`, `closed`. */
+  /**
+   * Why the mode last changed: `started`, `recovered`, `unreachable` (the client is not
+   * connected), `timeout`, `auth` (NOAUTH, WRONGPASS, NOPERM), `refused` (Redis refuses writes:
+   * OOM, READONLY, MISCONF), `error`, `closed`.
+   */
   readonly reason: string;
 }
 

@@ -7,7 +7,7 @@ import type { RoleState } from '../admission/role-state.js';
 import { failureOf } from '../http/classify.js';
 import type { ClassifiedFailure, ClassifiedOutcome } from '../http/outcome.js';
 import { createRequestBody } from '../jsonrpc/envelope.js';
-import { isBase58OfLength } from '../solana/address.js';
+import { isBase58OfLength } from '../jsonrpc/base58.js';
 import type { PoolEvents } from './events.js';
 
 /** One question asked of an endpoint before its first call, and how to read the answer. */

@@ -14,7 +14,7 @@ interface CallEventBase extends EventBase {
   readonly attempt: number;
 }
 
-export interface AttemptEvent extends CallEventBase {}
+export type AttemptEvent = CallEventBase;
 export interface SuccessEvent extends CallEventBase {
   readonly latencyMs: number;
 }
@@ -147,9 +147,9 @@ export type FleetEvent = EventBase &
     | {
         readonly type: 'mode';
         readonly mode: 'shared' | 'local';
-        /** `started`, `recovered`, `unreachable`, `timeout`, `error` or `closed`. */
+        /** `started`, `recovered`, `unreachable`, `timeout`, `auth`, `refused`, `error` or `closed` (`FleetStatus.reason`). */
         readonly reason: string;
-        /** Live members last seen (the local share is each quota ÷ this). */
+        /** Members assumed (the local share is each quota ÷ this): the most seen recently, never fewer when uncertain. */
         readonly members: number;
       }
     | {

@@ -1,23 +1,10 @@
-import { base58 } from '@scure/base';
+import { isBase58OfLength } from '../jsonrpc/base58.js';
 import { TransportError } from '../errors/transport-error.js';
+
+export { isBase58OfLength };
 
 /** Bytes in a Solana public key (account address) and in a blockhash / genesis hash. */
 export const SOLANA_ADDRESS_BYTES = 32;
-
-/**
- * True when `value` is base58 text decoding to exactly `byteLength` bytes.
- * The length pre-check keeps hostile multi-megabyte strings away from base58's quadratic
- * decoder: 32 bytes are at most 44 characters, 64 bytes at most 88.
- */
-export function isBase58OfLength(value: unknown, byteLength: number): value is string {
-  if (typeof value !== 'string' || value.length === 0) return false;
-  if (value.length > Math.ceil(byteLength * 1.37) + 1) return false;
-  try {
-    return base58.decode(value).length === byteLength;
-  } catch {
-    return false;
-  }
-}
 
 /** True when `value` is a Solana address: base58 text decoding to exactly 32 bytes. */
 export function isSolanaAddress(value: unknown): value is string {

@@ -5,7 +5,7 @@
  */
 import { TransportError } from '../errors/transport-error.js';
 import type { RpcRequester } from '../pool/request-options.js';
-import { isBase58OfLength } from '../solana/address.js';
+import { isBase58OfLength } from '../jsonrpc/base58.js';
 import { checkCommitment, compactConfig, invalidInput, type SolanaCommitment } from '../solana/inputs.js';
 import { mapSubscription, type Subscriber } from './mapped.js';
 import type { SubscribeOptions, Subscription } from './types.js';

@@ -90,3 +90,20 @@ describe('a batch charged to a lease', () => {
     expect(bucket.waitMs(clock.now())).toBeCloseTo(240, 6); // 6 tokens at 25/s before the next call
   });
 });
+
+describe('a local share across mode changes', () => {
+  it('the first fall-back starts empty; a later one resumes where the last stopped (not refilled while shared, not empty again)', async () => {
+    const { bucket, clock } = scripted(); // 100/s quota
+    bucket.goLocal(clock.now(), 4); // 25/s, empty
+    expect(bucket.available(clock.now())).toBe(0);
+    await clock.advance(200); // 5 tokens
+    expect(bucket.tryTake(clock.now())).toBe(true); // 4 left
+    bucket.goShared();
+    await clock.advance(1_000); // shared: the local share does not refill meanwhile
+    bucket.goLocal(clock.now(), 4);
+    expect(bucket.available(clock.now())).toBeCloseTo(4, 6);
+    // Calls are served at once, not after a refill from zero at every change.
+    for (let i = 0; i < 4; i++) expect(bucket.tryTake(clock.now())).toBe(true);
+    expect(bucket.tryTake(clock.now())).toBe(false);
+  });
+});

@@ -136,7 +136,7 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'fleet mod
     await expect(blue.pool.request('getSlot', [], { timeoutMs: 300 })).rejects.toMatchObject({ code: 'RATE_LIMITED' });
   });
 
-  it('a frozen redis-server (SIGSTOP) holds no call past commandTimeoutMs; calls go on at the local share; SIGCONT brings shared mode back', async () => {
+  it('a frozen redis-server (SIGSTOP) holds no call past a few command timeouts; calls go on at the local share; SIGCONT brings shared mode back', async () => {
     const server = await counter();
     const endpoints: EndpointConfig[] = [{ id: 'q', url: server.url, tier: 0, requestsPerSecond: 100, burstCapacity: 1, kinds: ['read'] }];
     const a = await member('frozen', endpoints, { commandTimeoutMs: 40 });
@@ -149,7 +149,7 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'fleet mod
         await a.pool.request('getSlot', [], { timeoutMs: 1_000 });
         timings.push(performance.now() - started);
       }
-      // One call waits out the 40 ms timeout (plus a loaded machine's slack); none waits on Redis after.
+      // One call waits out at most three 40 ms timeouts (three misses turn it local, plus a loaded machine's slack); none waits on Redis after.
       expect(Math.max(...timings)).toBeLessThan(500);
       expect(a.events).toContainEqual(expect.objectContaining({ type: 'mode', mode: 'local', reason: 'timeout' }));
     } finally {

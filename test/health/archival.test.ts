@@ -1,6 +1,7 @@
 /**
  * Archival capability learned from answers: a pruned node (fixture server over loopback)
- * answers a historical eth_getBalance with geth's "missing trie node".
+ * answers a historical eth_getBalance with geth's "missing trie node"; only a success provably
+ * `historicalDepth` below the tip (Solana: more than an epoch old) teaches "archival".
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSeededRandom } from '../../src/clock.js';
@@ -81,5 +82,46 @@ describe('archival capability, learned', () => {
     expect(historicalOn(declaredPruned)).toBe(0);
     expect(historicalOn(unknown)).toBe(10);
     expect(pool.snapshot().endpoints.map((e) => e.archival)).toEqual([false, true]);
+  });
+
+  it('learns "archival" from a provably old read only: a success by block hash, at latest, at a recent block or at earliest before any tip is known teaches nothing', async () => {
+    const clock = createFakeClock();
+    const hash = `0x${'3e'.repeat(32)}`;
+    const recent = `0x${(5_000 - 10).toString(16)}`;
+    const byHash = resultFixture('evm', 'eth_getBalance', [ADDRESS, hash], '0x3');
+    const nodes = await Promise.all([0, 1].map(() => createFixtureServer({ fixtures: [byHash], clock, head: { start: 5_000 } })));
+    servers.push(...nodes);
+    const pool = pairPool(clock, { id: 'a', url: nodes[0]!.url }, { id: 'b', url: nodes[1]!.url });
+    // Before any tip is known, not even `earliest` is provably old (the chain may be young).
+    for (let i = 0; i < 2; i++) await expect(pool.request('eth_getBalance', [ADDRESS, 'earliest'])).resolves.toBe('0x3');
+    expect(pool.snapshot().endpoints.map((e) => e.archival)).toEqual(['unknown', 'unknown']);
+    for (let i = 0; i < 4; i++) await pool.request('eth_blockNumber');
+    // Both nodes answer each form (plain rotation over two nodes), so either one would learn.
+    const reads: unknown[][] = [[ADDRESS, hash], [ADDRESS, { blockHash: hash }], [ADDRESS, { blockHash: hash, requireCanonical: true }], [ADDRESS, 'latest'], [ADDRESS, recent]];
+    for (const params of reads) for (let i = 0; i < 4; i++) await expect(pool.request('eth_getBalance', params)).resolves.toBe('0x3');
+    const formsOn = (server: FixtureServer) => reads.map((params) => server.requests.filter((r) => JSON.stringify(r.params) === JSON.stringify(params)).length);
+    for (const server of nodes) expect(formsOn(server)).toEqual([2, 2, 2, 2, 2]);
+    expect(pool.snapshot().endpoints.map((e) => e.archival)).toEqual(['unknown', 'unknown']);
+    // The same nodes, once read 128 blocks or more below the tip, are known archival.
+    for (let i = 0; i < 2; i++) await expect(pool.request('eth_getBalance', [ADDRESS, OLD_BLOCK])).resolves.toBe('0x3');
+    expect(pool.snapshot().endpoints.map((e) => e.archival)).toEqual([true, true]);
+  });
+
+  it('learns "archival" on Solana from a getBlock more than an epoch old only, not from getTransaction or a recent getBlock', async () => {
+    const clock = createFakeClock();
+    const TIP = 2_000_000;
+    const block = { blockhash: 'x', parentSlot: 0, transactions: [] };
+    const fixtures = [resultFixture('solana', 'getBlock', [TIP - 100], block), resultFixture('solana', 'getTransaction', ['sig'], { slot: TIP - 100 })];
+    const nodes = await Promise.all([0, 1].map(() => createFixtureServer({ fixtures, clock, head: { start: TIP } })));
+    servers.push(...nodes);
+    const pool = new HttpTransportPool({ endpoints: nodes.map((n, i) => ({ id: `s${i}`, url: n.url })), chain: 'solana', clock, random: createSeededRandom(2), concentration: { maxOperatorShare: 0 } });
+    pools.push(pool);
+    for (let i = 0; i < 4; i++) await pool.request('getSlot');
+    for (let i = 0; i < 4; i++) await expect(pool.request('getBlock', [TIP - 100])).resolves.toEqual(block);
+    for (let i = 0; i < 4; i++) await expect(pool.request('getTransaction', ['sig'])).resolves.toEqual({ slot: TIP - 100 });
+    for (const node of nodes) expect([node.count('getBlock'), node.count('getTransaction')]).toEqual([2, 2]);
+    expect(pool.snapshot().endpoints.map((e) => e.archival)).toEqual(['unknown', 'unknown']);
+    for (let i = 0; i < 2; i++) await expect(pool.request('getBlock', [TIP - 500_000])).resolves.toEqual(block);
+    expect(pool.snapshot().endpoints.map((e) => e.archival)).toEqual([true, true]);
   });
 });

@@ -5,7 +5,8 @@ import net from 'node:net';
  * A real `redis-server` for one test file: a free loopback port, no persistence
  * (`--save "" --appendonly no`), stopped by PID. `kill()` / `restart()` take it away and
  * bring it back on the same port; `pause()` / `resume()` freeze it (SIGSTOP/SIGCONT), so
- * commands hang instead of failing.
+ * commands hang instead of failing. `extraArgs` add server options (`--maxmemory 1mb`,
+ * `--replicaof 127.0.0.1 <port>`, `--requirepass …`).
  */
 export interface RedisServer {
   readonly port: number;
@@ -29,8 +30,8 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-async function launch(binary: string, port: number): Promise<ChildProcess> {
-  const child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], {
+async function launch(binary: string, port: number, extraArgs: readonly string[]): Promise<ChildProcess> {
+  const child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no', ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -63,9 +64,9 @@ async function killChild(child: ChildProcess | undefined): Promise<void> {
   await exited;
 }
 
-export async function startRedisServer(binary: string): Promise<RedisServer> {
+export async function startRedisServer(binary: string, extraArgs: readonly string[] = []): Promise<RedisServer> {
   const port = await freePort();
-  let child: ChildProcess | undefined = await launch(binary, port);
+  let child: ChildProcess | undefined = await launch(binary, port, extraArgs);
   const server: RedisServer = {
     port,
     url: `redis://127.0.0.1:${port}`,
@@ -76,7 +77,7 @@ export async function startRedisServer(binary: string): Promise<RedisServer> {
     },
     async restart() {
       await killChild(child);
-      child = await launch(binary, port);
+      child = await launch(binary, port, extraArgs);
     },
     pause() {
       if (child?.pid !== undefined) process.kill(child.pid, 'SIGSTOP');

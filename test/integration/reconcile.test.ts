@@ -124,6 +124,8 @@ describe('EVM: a send whose answer is lost after anvil processed it', () => {
     const answered = await direct.request('eth_sendRawTransaction', [raw]);
     expect(answered).toBe(evmTransactionHashFromSendParams([raw]));
     expect(answered).toBe(keccak256(raw));
+    // anvil mines after answering: wait for the block, so the next test's "before" is not read ahead of it.
+    await receiptOf(answered);
   });
 
   it('with reconcileSends: resolves with the hash anvil knows; sent once, mined once', async () => {

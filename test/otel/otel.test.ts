@@ -122,6 +122,24 @@ describe('instrumentOpenTelemetry', () => {
     for (const leak of LEAKS) expect(text, leak).not.toContain(leak);
   });
 
+  it('puts no server.*, url.*, client.* or network.peer.* attribute key on a span or metric, whatever its value', async () => {
+    const { executor, pool, exporter, collect } = setup();
+    executor.script('node-0', { type: 'error', kind: 'connect', dispatched: false });
+    executor.script('node-1', { type: 'response', status: 503, headers: {}, body: 'down' });
+    await pool.request('getSlot', []);
+    await pool.request('sendTransaction', ['AQ==']).catch(() => undefined);
+    const spans = exporter.getFinishedSpans();
+    expect(attemptSpans(spans).length).toBeGreaterThanOrEqual(3);
+    const keys = new Set([
+      ...spans.flatMap((s) => [s.attributes, ...s.events.map((e) => e.attributes ?? {}), ...s.links.map((l) => l.attributes ?? {})]).flatMap(Object.keys),
+      ...(await collect()).flatMap((m) => m.dataPoints.flatMap((p) => Object.keys(p.attributes))),
+    ]);
+    expect(keys).toContain('sturdy_rpc.endpoint');
+    // The conventions' keys for where a request went: even an id-valued one names a host to a reader.
+    const located = [...keys].filter((key) => /^(server|url|network\.peer|client)\./.test(key) || key === 'http.url' || key === 'net.peer.name');
+    expect(located).toEqual([]);
+  });
+
   it('records metrics under the same label rules: calls by kind/method/outcome, histograms by kind or endpoint only, gauges from the snapshot', async () => {
     const { executor, pool, collect } = setup();
     executor.script('node-0', { type: 'response', status: 502, headers: {}, body: 'bad gateway' });

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { Server, type AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSeededRandom } from '../../src/clock.js';
 import type { StatusDocument } from '../../src/status/status-server.js';
 import { quantile } from '../../src/status/recent-activity.js';
@@ -84,6 +85,24 @@ describe('pool.serveStatus', () => {
       [0, 0, null],
       [0, 0, null],
     ]);
+  });
+
+  it('listens on a loopback address only: the socket it bound, not just the URL it returns', async () => {
+    const { pool } = setup();
+    // The listening socket itself: every server that starts listening during the call, as bound.
+    const listen = vi.spyOn(Server.prototype, 'listen');
+    try {
+      for (const port of [0, undefined]) {
+        const status = await pool.serveStatus(port === undefined ? {} : { port });
+        const bound = listen.mock.contexts.map((server) => (server as Server).address()).filter((a): a is AddressInfo => typeof a === 'object' && a?.port === status.port);
+        expect(bound).toHaveLength(1);
+        expect(bound[0]!.address).toBe('127.0.0.1');
+        expect(new URL(status.url).hostname).toBe(bound[0]!.address);
+        await status.close();
+      }
+    } finally {
+      listen.mockRestore();
+    }
   });
 
   it('refuses other host names, other paths and other methods', async () => {

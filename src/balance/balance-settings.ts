@@ -1,0 +1,17 @@
+/** The `balance` option and its defaults: below both the balancer and the role state that keeps each endpoint's latency estimate. */
+
+/** Settings of `balance` (pool option); `false` turns latency-aware choice off (plain rotation). */
+export interface BalanceSettings {
+  /**
+   * Share of idempotent reads that may explore: take the costlier of the two candidates when
+   * it was not heard from for a second (and has nothing in flight). A ceiling: exploration
+   * costs at most this share of reads, and in practice one read per idle endpoint per second.
+   * @default 0.01
+   */
+  readonly exploreRatio?: number;
+  /** Time constant of the latency estimate's decay, in ms: how fast old samples fade. @default 10000 */
+  readonly decayMs?: number;
+}
+
+export const DEFAULT_EXPLORE_RATIO = 0.01;
+export const DEFAULT_DECAY_MS = 10_000;
