@@ -45,7 +45,7 @@ export type {
   SubscriptionEvent,
 } from './subscriptions/types.js';
 export type { SubscriptionEndpointSnapshot } from './subscriptions/manager.js';
-export { wsSocketFactory, webSocketFactory, type SocketFactory, type SocketHandlers, type SocketFailure, type SubscriptionSocket } from './subscriptions/socket.js';
+export { wsSocketFactory, webSocketFactory, type SocketFactory, type SocketHandlers, type SocketFailure, type SocketOptions, type SubscriptionSocket } from './subscriptions/socket.js';
 export type { Subscriber } from './subscriptions/mapped.js';
 export type { PoolFleet, FleetJoinOptions, FleetMembership, FleetFact, FleetTopic, FleetBucketSpec, FleetStatus, FleetMode } from './fleet/types.js';
 export type { BalanceSettings } from './balance/balance-settings.js';

@@ -72,8 +72,8 @@ export interface TransportErrorContextByCode {
   };
   /** The subscription ended (closed, aborted, or the pool closed) before what was awaited on it arrived. */
   SUBSCRIPTION_CLOSED: { readonly method: string };
-  /** Overflow policy `error`: the caller read too slowly and `bufferSize` items were waiting. */
-  SUBSCRIPTION_OVERFLOW: { readonly method: string; readonly bufferSize: number };
+  /** Overflow policy `error`: the caller read too slowly and `bufferSize` items (or `bufferBytes` bytes) were waiting. */
+  SUBSCRIPTION_OVERFLOW: { readonly method: string; readonly bufferSize: number; readonly bufferBytes?: number };
   /**
    * `getLogs` cannot fit the provider's `eth_getLogs` limit: `max-parts` (the blocks left would
    * need more than `maxParts` requests at the span `maxBlockRange` the provider allows; nothing

@@ -166,7 +166,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       random,
       maxOperatorShare,
       redact,
-      settings: options.subscriptions,
+      options,
     });
     let id = 0;
     // Deterministic exploration: a credit, not a random draw, so the injected random's sequence (backoffs) is untouched.

@@ -6,10 +6,13 @@
  */
 import type { RoleState } from '../admission/role-state.js';
 import type { Clock, Random } from '../clock.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../config/normalize.js';
+import type { HttpTransportPoolOptions } from '../config/types.js';
 import type { NormalizedEndpoint } from '../config/normalize.js';
 import type { SubscriptionSettings } from '../subscriptions/types.js';
 import { SubscriptionManager, type EndpointStanding, type SubscriptionEndpointSnapshot } from '../subscriptions/manager.js';
 import { resolveSubscriptionSettings, wsUrlOf } from '../subscriptions/settings.js';
+import { meterDecision, type MeterDecision } from '../subscriptions/resubscribe-meter.js';
 import { defaultSocketFactory } from '../subscriptions/socket.js';
 import type { SubscribeOptions, Subscription } from '../subscriptions/types.js';
 import type { ChainGuard } from './chain-guard.js';
@@ -25,7 +28,9 @@ function badSubscribeInput(method: unknown, params: unknown, options: SubscribeO
   for (const [field, value] of [['timeoutMs', options.timeoutMs], ['expectedIntervalMs', options.expectedIntervalMs]] as const) {
     if (value !== undefined && !(value > 0 && Number.isFinite(value))) return invalid(field, `${field} must be a finite number > 0`);
   }
-  if (options.bufferSize !== undefined && !(Number.isInteger(options.bufferSize) && options.bufferSize > 0)) return invalid('bufferSize', 'bufferSize must be an integer > 0');
+  for (const [field, value] of [['bufferSize', options.bufferSize], ['bufferBytes', options.bufferBytes]] as const) {
+    if (value !== undefined && !(Number.isInteger(value) && value > 0)) return invalid(field, `${field} must be an integer > 0`);
+  }
   return undefined;
 }
 
@@ -40,7 +45,8 @@ export interface PoolSubscriptionsParts {
   readonly random: Random;
   readonly maxOperatorShare: number;
   readonly redact: (text: string) => string;
-  readonly settings: SubscriptionSettings | undefined;
+  /** `subscriptions`, and `maxResponseBytes`: WebSocket frames follow the HTTP body bound unless `maxFrameBytes` is set. */
+  readonly options: Pick<HttpTransportPoolOptions, 'subscriptions' | 'maxResponseBytes'>;
 }
 
 /** The WebSocket URLs of `endpoints` (explicit, or derived with `deriveWsUrl`): secrets for the redactor. */
@@ -58,7 +64,7 @@ export class PoolSubscriptions {
 
   constructor(parts: PoolSubscriptionsParts) {
     this.#parts = parts;
-    const settings = resolveSubscriptionSettings(parts.settings);
+    const settings = resolveSubscriptionSettings(parts.options.subscriptions, parts.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
     for (const role of parts.roles) {
       const known = this.#roleOf.get(role.endpointId);
       // Subscriptions are reads: the endpoint's read role speaks for it (else its first role).
@@ -78,6 +84,7 @@ export class PoolSubscriptions {
         emit: (event) => parts.events.emit('subscription', event),
         redact: parts.redact,
         loadSocketFactory: defaultSocketFactory,
+        meterResubscribe: (endpointId, nowMs) => this.#meter(endpointId, nowMs, settings.backoff.initialBackoffMs),
       },
       settings,
     );
@@ -102,6 +109,16 @@ export class PoolSubscriptions {
   close(): void {
     for (const unlisten of this.#unlisten.splice(0)) unlisten();
     this.#manager.shutdown();
+  }
+
+  /** A resubscribe to `endpointId` takes a token of its read role, as an HTTP call would (see resubscribe-meter.ts). */
+  #meter(endpointId: string, nowMs: number, retryMs: number): MeterDecision {
+    const role = this.#roleOf.get(endpointId)!;
+    const bucket = role.bucket;
+    const decision = meterDecision(nowMs, role.cooldownUntilMs, bucket?.waitMs(nowMs), retryMs);
+    if (decision.type === 'go') bucket?.tryTake(nowMs);
+    else if (decision.type === 'reserve') bucket?.charge(1, nowMs);
+    return decision;
   }
 
   #standing(endpointId: string, nowMs: number): EndpointStanding {

@@ -7,13 +7,14 @@
 import type { Clock, QueuedTimer, TimerHandle, TimerQueue } from '../clock.js';
 import { parseJsonExact } from '../jsonrpc/exact-json.js';
 import { silenceVerdict } from './silence.js';
+import { SocketGoneError, SocketRpcError } from './socket-errors.js';
 import type { SocketFactory, SocketFailure, SubscriptionSocket } from './socket.js';
 import type { RebindReason } from './types.js';
 
 /** What a connection needs from each subscription living on it. */
 export interface ConnectionMember {
-  /** Hands a notification's `result` to the subscription. */
-  notify(result: unknown, nowMs: number): void;
+  /** Hands a notification's `result` (from a frame of `frameBytes`) to the subscription. */
+  notify(result: unknown, nowMs: number, frameBytes: number): void;
   /** For the watchdog: last notification instant and allowed silence (undefined: not a ticking stream yet). */
   readonly lastTickMs: number;
   readonly allowedSilenceMs: number | undefined;
@@ -23,6 +24,7 @@ export interface ConnectionSettings {
   readonly pingIntervalMs: number;
   readonly pongTimeoutMs: number;
   readonly requestTimeoutMs: number;
+  readonly maxFrameBytes: number;
 }
 
 export interface ConnectionHost {
@@ -38,22 +40,14 @@ export function serverKey(id: unknown): string | number {
   return typeof id === 'number' ? id : String(id);
 }
 
-/** A JSON-RPC error answer to a request on the socket. */
-export class SocketRpcError extends Error {
-  constructor(
-    readonly rpcCode: number,
-    readonly rpcMessage: string,
-  ) {
-    super('rpc error');
-  }
-}
-
-/** The socket died or timed out before an answer came. */
-export class SocketGoneError extends Error {}
+/** Requests that timed out and whose late answer is still acted on (a confirmation to undo), at most this many per socket. */
+const MAX_LATE = 1024;
 
 interface Pending extends QueuedTimer {
   /** Runs synchronously with the answer, before any later frame: a subscription binds its id here. */
   readonly onAnswer: ((result: unknown) => void) | undefined;
+  /** Runs with a successful answer that came after the request timed out. */
+  readonly onLate: ((result: unknown) => void) | undefined;
   readonly resolve: (result: unknown) => void;
   readonly reject: (error: Error) => void;
 }
@@ -71,6 +65,10 @@ export class Connection {
   readonly #host: ConnectionHost;
   readonly #socket: SubscriptionSocket;
   readonly #pending = new Map<number, Pending>();
+  /** Timed-out requests whose answer may still come (insertion order: oldest first). */
+  readonly #late = new Map<number, (result: unknown) => void>();
+  /** When the first subscription on this socket was confirmed (undefined: none yet). */
+  confirmedAtMs: number | undefined;
   readonly #opened: Promise<void>;
   #resolveOpen!: () => void;
   #rejectOpen!: (error: Error) => void;
@@ -102,7 +100,7 @@ export class Connection {
         this.#failure ??= failure;
       },
       onClose: () => this.#die(this.#failure === undefined ? 'closed' : 'error'),
-    });
+    }, { maxFrameBytes: host.settings.maxFrameBytes });
   }
 
   get dead(): boolean {
@@ -118,18 +116,25 @@ export class Connection {
    * One JSON-RPC call over the socket, bounded by `requestTimeoutMs`. `onAnswer` runs
    * synchronously when the result arrives, before the next frame is read: a node may send
    * a subscription's first notification right behind its answer, in the same TCP chunk.
+   * `onLate` runs with a successful answer that comes after the timeout (while the socket
+   * lives): a node that confirms a subscription late must still be told to drop it.
    */
-  request(method: string, params: readonly unknown[], onAnswer?: (result: unknown) => void): Promise<unknown> {
+  request(method: string, params: readonly unknown[], onAnswer?: (result: unknown) => void, onLate?: (result: unknown) => void): Promise<unknown> {
     if (this.#state !== 'open') return Promise.reject(new SocketGoneError('socket not open'));
     const id = ++this.#nextId;
     return new Promise((resolve, reject) => {
       const entry: Pending = {
         dueMs: 0,
         onAnswer,
+        onLate,
         resolve,
         reject,
         fire: () => {
           this.#pending.delete(id);
+          if (onLate !== undefined) {
+            this.#late.set(id, onLate);
+            if (this.#late.size > MAX_LATE) this.#late.delete(this.#late.keys().next().value!);
+          }
           reject(new SocketGoneError('request timed out'));
         },
       };
@@ -204,7 +209,7 @@ export class Connection {
     if (params !== undefined && typeof params === 'object' && params !== null && params.subscription !== undefined) {
       const member = this.byServerId.get(serverKey(params.subscription));
       if (member === undefined) this.unknownNotifications++;
-      else member.notify(params.result, this.#host.clock.now());
+      else member.notify(params.result, this.#host.clock.now(), text.length);
       return;
     }
     if (typeof m.id !== 'number') {
@@ -212,7 +217,12 @@ export class Connection {
       return;
     }
     const pending = this.#pending.get(m.id);
-    if (pending === undefined) return;
+    if (pending === undefined) {
+      const late = this.#late.get(m.id);
+      this.#late.delete(m.id);
+      if (late !== undefined && (m.error === undefined || m.error === null)) late(m.result);
+      return;
+    }
     this.#pending.delete(m.id);
     this.#host.timers.remove(pending);
     if (m.error !== undefined && m.error !== null) {
@@ -276,6 +286,7 @@ export class Connection {
       pending.reject(gone);
     }
     this.#pending.clear();
+    this.#late.clear();
     this.#socket.close();
   }
 }

@@ -6,7 +6,7 @@ import type { Random } from '../clock.js';
 import type { BackoffSettings } from '../retry/backoff.js';
 import { parseRetryAfter } from '../retry/retry-after.js';
 import type { Connection } from './connection.js';
-import { endpointPauseMs } from './rebind-backoff.js';
+import { endpointPauseMs, failuresAfterDeath } from './rebind-backoff.js';
 import type { CandidateStatus, SelectionCandidate } from './selection.js';
 import type { SocketFailure } from './socket.js';
 
@@ -34,7 +34,7 @@ export interface SubscriptionEndpointSnapshot {
   readonly subscriptions: number;
   /** Remaining pause after socket failures, in ms (0: may take subscriptions). */
   readonly pausedForMs: number;
-  /** Socket failures in a row (reset by a confirmed subscription). */
+  /** Socket failures in a row (a socket that stayed up `maxBackoffMs` after a confirmation ends the run). */
   readonly consecutiveFailures: number;
   /** Notifications for a subscription id the pool does not hold, and frames that were not JSON-RPC, since start. */
   readonly unknownNotifications: number;
@@ -90,11 +90,22 @@ export class EndpointStates {
     return earliest;
   }
 
-  /** A socket of `state` failed: pause the endpoint (jittered backoff, at least a 429's Retry-After). */
-  pause(state: EndpointState, failure: SocketFailure | undefined, nowMs: number, wallNowMs: number, backoff: BackoffSettings, random: Random): void {
-    state.failures++;
+  /**
+   * A socket of `state` failed (`confirmedAtMs`: when it first confirmed a subscription):
+   * count it and pause the endpoint (jittered backoff, at least a 429's Retry-After).
+   */
+  pause(state: EndpointState, failure: SocketFailure | undefined, confirmedAtMs: number | undefined, nowMs: number, wallNowMs: number, backoff: BackoffSettings, random: Random): void {
+    state.failures = failuresAfterDeath(state.failures, confirmedAtMs, nowMs, backoff);
     const providerDelayMs = failure?.kind === 'rate-limited' ? parseRetryAfter(failure.retryAfter, wallNowMs) : undefined;
     state.pausedUntilMs = nowMs + endpointPauseMs(state.failures, providerDelayMs, backoff, random);
+  }
+
+  /** A socket died: it leaves its endpoint, which keeps its counters. Returns the endpoint's state. */
+  socketGone(connection: Connection): EndpointState | undefined {
+    const state = this.#states.get(connection.endpointId);
+    state?.connections.delete(connection);
+    this.absorb(connection);
+    return state;
   }
 
   /** A socket is gone: keep its counters on the endpoint. */

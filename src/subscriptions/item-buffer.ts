@@ -1,18 +1,25 @@
 import type { OverflowPolicy } from './types.js';
 
 /**
- * A bounded queue between a socket (push) and one caller (`next()`), never unbounded.
- * When full: `drop-oldest` discards the oldest item and counts it — the count is handed to
- * the caller as one `overflow` item before the next items; `error` ends the queue with the
- * error given by `onOverflow`.
+ * A bounded queue between a socket (push) and one caller (`next()`), never unbounded: at
+ * most `capacity` items and `maxBytes` bytes (each item counts the size it was pushed
+ * with). When an item does not fit: `drop-oldest` discards the oldest items until it does
+ * and counts them — the count is handed to the caller as one `overflow` item before the
+ * next items; `error` ends the queue with the error given by `onOverflow`. An item alone
+ * larger than `maxBytes` is still taken into an empty queue (a frame is bounded by the
+ * socket's frame limit already): a stream of big items then flows one at a time.
  */
 export class ItemBuffer<T> {
   readonly #capacity: number;
+  readonly #maxBytes: number;
   readonly #policy: OverflowPolicy;
   readonly #overflowItem: (dropped: number) => T;
   readonly #overflowError: () => Error;
   /** Items from `#head` on; the consumed prefix is cut off once it is the larger half. */
   #items: T[] = [];
+  /** The size of each item in `#items`, same indexes. */
+  #sizes: number[] = [];
+  #bytes = 0;
   #head = 0;
   #dropped = 0;
   #waiter: ((result: IteratorResult<T, undefined>) => void) | undefined;
@@ -20,8 +27,9 @@ export class ItemBuffer<T> {
   #ended = false;
   #error: Error | undefined;
 
-  constructor(capacity: number, policy: OverflowPolicy, overflowItem: (dropped: number) => T, overflowError: () => Error) {
+  constructor(capacity: number, maxBytes: number, policy: OverflowPolicy, overflowItem: (dropped: number) => T, overflowError: () => Error) {
     this.#capacity = capacity;
+    this.#maxBytes = maxBytes;
     this.#policy = policy;
     this.#overflowItem = overflowItem;
     this.#overflowError = overflowError;
@@ -35,8 +43,13 @@ export class ItemBuffer<T> {
     return this.#ended;
   }
 
-  /** Adds an item (ignored once ended). Returns false when the `error` policy just ended the queue. */
-  push(item: T): boolean {
+  /** Bytes buffered now. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Adds an item of `bytes` (ignored once ended). Returns false when the `error` policy just ended the queue. */
+  push(item: T, bytes = 0): boolean {
     if (this.#ended) return true;
     const waiter = this.#waiter;
     if (waiter !== undefined && this.#dropped === 0) {
@@ -45,17 +58,20 @@ export class ItemBuffer<T> {
       waiter({ value: item, done: false });
       return true;
     }
-    if (this.size >= this.#capacity) {
+    const full = () => this.size >= this.#capacity || (this.size > 0 && this.#bytes + bytes > this.#maxBytes);
+    if (full()) {
       if (this.#policy === 'error') {
         this.fail(this.#overflowError());
         return false;
       }
-      this.#head++;
-      this.#dropped++;
+      while (full()) this.#dropHead();
     }
     this.#items.push(item);
+    this.#sizes.push(bytes);
+    this.#bytes += bytes;
     if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
       this.#items = this.#items.slice(this.#head);
+      this.#sizes = this.#sizes.slice(this.#head);
       this.#head = 0;
     }
     return true;
@@ -70,9 +86,11 @@ export class ItemBuffer<T> {
     if (this.size > 0) {
       const item = this.#items[this.#head]!;
       this.#items[this.#head] = undefined as T;
+      this.#bytes -= this.#sizes[this.#head]!;
       this.#head++;
       if (this.#head === this.#items.length) {
         this.#items = [];
+        this.#sizes = [];
         this.#head = 0;
       }
       return Promise.resolve({ value: item, done: false });
@@ -111,8 +129,17 @@ export class ItemBuffer<T> {
     else this.#error = error;
   }
 
+  #dropHead(): void {
+    this.#items[this.#head] = undefined as T;
+    this.#bytes -= this.#sizes[this.#head]!;
+    this.#head++;
+    this.#dropped++;
+  }
+
   #clear(): void {
     this.#items = [];
+    this.#sizes = [];
+    this.#bytes = 0;
     this.#head = 0;
     this.#dropped = 0;
   }

@@ -4,11 +4,15 @@
  * when a socket dies or its endpoint leaves rotation, and close. The decisions are the pure
  * parts of this folder; this class only carries them out.
  */
-import type { Clock, QueuedTimer, Random } from '../clock.js';
-import { TimerQueue } from '../clock.js';
-import { poolClosedError, TransportError } from '../errors/transport-error.js';
-import { Connection, serverKey, SocketRpcError, type ConnectionHost } from './connection.js';
+import { TimerQueue, type Clock, type QueuedTimer, type Random } from '../clock.js';
+import { poolClosedError } from '../errors/transport-error.js';
+import type { Connection } from './connection.js';
+import { abortedError, noEndpointError, noSocketError, refusalError, timeoutError } from './placement-errors.js';
 import { endpointPauseMs, waitForCandidateMs } from './rebind-backoff.js';
+import { resubscribeJitterMs, type MeterDecision } from './resubscribe-meter.js';
+import { SocketRpcError } from './socket-errors.js';
+import { SocketMembers } from './socket-members.js';
+import { CLOSED, sleepWhilePlacing, unlessClosed } from './waits.js';
 import { EndpointStates, type EndpointStanding, type EndpointState, type SubscriptionEndpointSnapshot, type WsEndpoint } from './endpoint-states.js';
 import { selectEndpoint } from './selection.js';
 import type { ResolvedSubscriptionSettings } from './settings.js';
@@ -31,6 +35,8 @@ export interface SubscriptionHost {
   redact(text: string): string;
   /** The default socket factory, loaded on first use. */
   loadSocketFactory(): Promise<SocketFactory | undefined>;
+  /** One more resubscribe to `endpointId` now, metered by its role's limits (takes or reserves a token). */
+  meterResubscribe(endpointId: string, nowMs: number): MeterDecision;
 }
 
 export class SubscriptionManager implements SubscriptionOwner {
@@ -39,7 +45,7 @@ export class SubscriptionManager implements SubscriptionOwner {
   readonly #timers: TimerQueue;
   readonly #endpoints: EndpointStates;
   readonly #subscriptions = new Set<ManagedSubscription>();
-  readonly #connectionHost: ConnectionHost;
+  readonly #members: SocketMembers;
   #factory: Promise<SocketFactory | undefined> | undefined;
   #nextId = 0;
   /** Drawn on the first placement, not at construction: a pool that never subscribes leaves the injected random's sequence untouched. */
@@ -51,12 +57,12 @@ export class SubscriptionManager implements SubscriptionOwner {
     this.#settings = settings;
     this.#timers = new TimerQueue(host.clock);
     this.#endpoints = new EndpointStates(host.endpoints);
-    this.#connectionHost = {
+    this.#members = new SocketMembers(this.#endpoints, settings, {
       clock: host.clock,
       timers: this.#timers,
       settings,
       onDead: (connection, reason, failure) => this.#onDead(connection, reason, failure),
-    };
+    });
   }
 
   now(): number {
@@ -68,21 +74,19 @@ export class SubscriptionManager implements SubscriptionOwner {
   }
 
   async subscribe<T>(method: string, params: readonly unknown[], options: SubscribeOptions): Promise<Subscription<T>> {
-    const fail = (reason: 'no-ws-endpoint' | 'no-socket', text: string) =>
-      new TransportError('SUBSCRIPTION_FAILED', text, { context: { method, reason }, method });
-    if (this.#endpoints.size === 0) throw fail('no-ws-endpoint', `No endpoint has a WebSocket URL (set wsUrl, or subscriptions.deriveWsUrl)`);
+    if (this.#endpoints.size === 0) throw noEndpointError(method, 'no-url');
     const factory = await (this.#factory ??= this.#settings.socketFactory ? Promise.resolve(this.#settings.socketFactory) : this.#host.loadSocketFactory());
-    if (factory === undefined) throw fail('no-socket', "No WebSocket implementation: install the 'ws' package or pass subscriptions.socketFactory");
+    if (factory === undefined) throw noSocketError(method);
     if (this.#closed) throw poolClosedError();
     const signal = options.signal;
-    if (signal?.aborted) throw new TransportError('ABORTED', 'The subscription was aborted before it opened', { context: {}, method, cause: signal.reason });
-
+    if (signal?.aborted) throw abortedError(method, signal.reason);
     const sub = new ManagedSubscription(this, {
       id: ++this.#nextId,
       method,
       params,
       profile: streamProfileOf(method, params),
       bufferSize: options.bufferSize ?? this.#settings.bufferSize,
+      bufferBytes: options.bufferBytes ?? this.#settings.bufferBytes,
       overflow: options.overflow ?? this.#settings.overflow,
       expectedIntervalMs: options.expectedIntervalMs,
       silence: this.#settings.silence,
@@ -117,13 +121,13 @@ export class SubscriptionManager implements SubscriptionOwner {
       // Bounded by requestTimeoutMs; a node that does not answer loses nothing but its own state.
       await connection.request(subscription.profile.unsubscribeMethod, [serverId]).catch(() => undefined);
     }
-    if (connection !== undefined) this.#maybeIdle(connection);
+    if (connection !== undefined) this.#members.maybeIdle(connection);
   }
 
   complete(subscription: ManagedSubscription): void {
     const connection = subscription.connection;
     this.#finish(subscription);
-    if (connection !== undefined) this.#maybeIdle(connection);
+    if (connection !== undefined) this.#members.maybeIdle(connection);
   }
 
   overflowed(subscription: ManagedSubscription): void {
@@ -142,10 +146,7 @@ export class SubscriptionManager implements SubscriptionOwner {
       this.#finish(sub);
       sub.end();
     }
-    for (const state of this.#endpoints.values()) {
-      for (const connection of state.connections) connection.dispose();
-      state.connections.clear();
-    }
+    this.#members.disposeAll();
   }
 
   async #placeFirst(sub: ManagedSubscription, factory: SocketFactory, timeoutMs: number, signal: AbortSignal | undefined): Promise<void> {
@@ -164,23 +165,16 @@ export class SubscriptionManager implements SubscriptionOwner {
     this.#finish(sub);
     if (sub.refusal !== undefined) throw sub.refusal;
     if (this.#closed) throw poolClosedError();
-    if (signal?.aborted) throw new TransportError('ABORTED', 'The subscription was aborted before it opened', { context: {}, method: sub.method, cause: signal.reason });
-    if (sub.noEndpoint) {
-      throw new TransportError('SUBSCRIPTION_FAILED', `No endpoint can take '${sub.method}' (every endpoint with a WebSocket URL is on another chain)`, {
-        context: { method: sub.method, reason: 'no-ws-endpoint' },
-        method: sub.method,
-      });
-    }
-    const last = sub.lastFailure === undefined ? '' : ` (last: ${sub.lastFailure})`;
-    throw new TransportError('SUBSCRIPTION_FAILED', `No endpoint confirmed '${sub.method}' within ${timeoutMs} ms${last}`, {
-      context: { method: sub.method, reason: 'timeout', ...(sub.lastFailure === undefined ? {} : { lastFailure: sub.lastFailure }) },
-      method: sub.method,
-      endpointId: sub.lastFailedEndpoint,
-    });
+    if (signal?.aborted) throw abortedError(sub.method, signal.reason);
+    if (sub.noEndpoint) throw noEndpointError(sub.method, 'wrong-chain');
+    throw timeoutError(sub.method, timeoutMs, sub.lastFailure, sub.lastFailedEndpoint);
   }
 
   /** Places `sub` on an endpoint and subscribes; loops (failover, backoff) until live or closed. */
   async #place(sub: ManagedSubscription, factory: SocketFactory, rebind: { from: string; reason: RebindReason } | undefined): Promise<void> {
+    // Subscriptions leaving a dead socket do not all look at once (see resubscribe-meter.ts).
+    if (rebind !== undefined) await sleepWhilePlacing(this.#timers, sub, resubscribeJitterMs(this.#settings.backoff, this.#host.random));
+    let reserved: string | undefined;
     while (sub.state === 'placing') {
       const now = this.now();
       const choice = selectEndpoint(this.#endpoints.candidates(this.#host.standing, now), {
@@ -191,53 +185,56 @@ export class SubscriptionManager implements SubscriptionOwner {
       if (choice.type === 'none') {
         sub.noEndpoint = true;
         if (!sub.everLive) return;
-        const error = new TransportError('SUBSCRIPTION_FAILED', `No endpoint can take '${sub.method}' any more (every one is on another chain)`, {
-          context: { method: sub.method, reason: 'no-ws-endpoint' },
-          method: sub.method,
-        });
         this.#finish(sub);
-        sub.fail(error);
+        sub.fail(noEndpointError(sub.method, 'wrong-chain-any-more'));
         return;
       }
       if (choice.type === 'wait') {
-        await this.#sleep(sub, waitForCandidateMs(this.#endpoints.earliestPauseEnd(now), now, this.#settings.backoff));
+        await sleepWhilePlacing(this.#timers, sub, waitForCandidateMs(this.#endpoints.earliestPauseEnd(now), now, this.#settings.backoff));
         continue;
       }
+      if (rebind !== undefined && reserved !== choice.endpointId) {
+        const meter = this.#host.meterResubscribe(choice.endpointId, now);
+        if (meter.type !== 'later') reserved = choice.endpointId;
+        if (meter.type !== 'go') {
+          await sleepWhilePlacing(this.#timers, sub, meter.waitMs);
+          continue;
+        }
+      }
+      reserved = undefined;
       const state = this.#endpoints.get(choice.endpointId)!;
-      const connection = this.#connectionFor(state, factory);
-      this.#attach(sub, connection, state);
+      const connection = this.#members.connectionFor(state, factory);
+      this.#members.attach(sub, connection, state);
       try {
-        await connection.opened();
-        if (sub.state !== 'placing') {
-          this.#detach(sub);
+        if ((await unlessClosed(sub, connection.opened())) === CLOSED || sub.state !== 'placing') {
+          this.#members.detach(sub);
           continue;
         }
         let bound = false;
-        const serverId = await connection.request(sub.method, sub.params, (id) => {
-          bound = this.#bind(sub, connection, state, id, rebind);
-        });
-        if (bound) return;
+        // A node that confirms after the request timed out is told to drop it at once.
+        const answer = connection.request(sub.method, sub.params, (id) => (bound = this.#bind(sub, connection, state, id, rebind)), (id) => this.#dropAtNode(connection, sub, id));
+        const serverId = await unlessClosed(sub, answer);
+        if (serverId === CLOSED) {
+          // Closed while the node had not answered: an answer still coming is undone.
+          answer.then((id) => !bound && this.#dropAtNode(connection, sub, id), () => undefined);
+        } else if (bound) return;
         // Closed meanwhile (or the socket died with the answer): drop the node's subscription too.
-        if (!connection.dead) void connection.request(sub.profile.unsubscribeMethod, [serverId]).catch(() => undefined);
-        if (sub.connection === connection) this.#detach(sub);
+        else this.#dropAtNode(connection, sub, serverId);
+        this.#members.detach(sub);
       } catch (error) {
-        if (sub.connection === connection) this.#detach(sub);
+        this.#members.detach(sub);
         sub.lastFailedEndpoint = state.endpoint.id;
         if (error instanceof SocketRpcError) {
           const message = this.#host.redact(error.rpcMessage).slice(0, 200);
           sub.lastFailure = `rpc error ${error.rpcCode}`;
           if (!sub.everLive) {
             // The node refused the call itself (bad params, unknown method): another node would too.
-            sub.refusal = new TransportError('SUBSCRIPTION_FAILED', `Endpoint '${state.endpoint.id}' refused '${sub.method}': ${error.rpcCode} ${message}`, {
-              context: { method: sub.method, reason: 'rpc-error', rpcCode: error.rpcCode, rpcMessage: message },
-              method: sub.method,
-              endpointId: state.endpoint.id,
-            });
+            sub.refusal = refusalError(sub.method, state.endpoint.id, error.rpcCode, message);
             return;
           }
           // It was accepted elsewhere before: try another node, backing off if they all refuse.
           sub.refusals++;
-          await this.#sleep(sub, endpointPauseMs(sub.refusals, undefined, this.#settings.backoff, this.#host.random));
+          await sleepWhilePlacing(this.#timers, sub, endpointPauseMs(sub.refusals, undefined, this.#settings.backoff, this.#host.random));
         } else {
           sub.lastFailure = connection.dead ? 'socket failed' : 'no answer in time';
         }
@@ -245,49 +242,20 @@ export class SubscriptionManager implements SubscriptionOwner {
     }
   }
 
+  /** Unsubscribes `serverId` at the node (fire and forget: bounded by requestTimeoutMs). */
+  #dropAtNode(connection: Connection, sub: ManagedSubscription, serverId: unknown): void {
+    if (!connection.dead) void connection.request(sub.profile.unsubscribeMethod, [serverId]).catch(() => undefined);
+  }
+
   /** The node confirmed `sub` with `serverId`: live from this very frame on. False when it was closed meanwhile. */
   #bind(sub: ManagedSubscription, connection: Connection, state: EndpointState, serverId: unknown, rebind: { from: string; reason: RebindReason } | undefined): boolean {
-    if (sub.state !== 'placing' || sub.connection !== connection || connection.dead) return false;
     const nowMs = this.now();
-    sub.serverId = serverId;
-    sub.bound(state.endpoint.id, nowMs);
-    connection.byServerId.set(serverKey(serverId), sub);
-    state.failures = 0;
-    connection.watch(sub);
+    if (!this.#members.bind(sub, connection, state, serverId, nowMs)) return false;
     if (rebind !== undefined) {
       this.emit({ atMs: nowMs, phase: 'rebound', method: sub.method, subscriptionId: sub.id, endpointId: state.endpoint.id, fromEndpointId: rebind.from, reason: rebind.reason });
       sub.pushRebind(rebind.from, rebind.reason, nowMs);
     }
-    sub.everLive = true;
     return true;
-  }
-
-  #connectionFor(state: EndpointState, factory: SocketFactory): Connection {
-    for (const connection of state.connections) {
-      if (!connection.dead && connection.members.size < this.#settings.maxSubscriptionsPerSocket) return connection;
-    }
-    const connection = new Connection(state.endpoint.id, state.endpoint.wsUrl, state.endpoint.headers, factory, this.#connectionHost);
-    if (!connection.dead) state.connections.add(connection);
-    return connection;
-  }
-
-  #attach(sub: ManagedSubscription, connection: Connection, state: EndpointState): void {
-    connection.members.add(sub);
-    connection.inUse();
-    sub.connection = connection;
-    sub.endpointId = state.endpoint.id;
-    state.load++;
-  }
-
-  #detach(sub: ManagedSubscription): void {
-    const connection = sub.connection;
-    if (connection === undefined) return;
-    connection.members.delete(sub);
-    if (sub.serverId !== undefined && connection.byServerId.get(serverKey(sub.serverId)) === sub) connection.byServerId.delete(serverKey(sub.serverId));
-    sub.serverId = undefined;
-    sub.connection = undefined;
-    const state = this.#endpoints.get(connection.endpointId);
-    if (state !== undefined) state.load--;
   }
 
   /** Marks `sub` closed and releases its place (not its socket: callers decide when that idles). */
@@ -295,42 +263,29 @@ export class SubscriptionManager implements SubscriptionOwner {
     if (sub.state === 'closed') return;
     const connection = sub.connection;
     const serverId = sub.serverId;
-    this.#detach(sub);
+    this.#members.detach(sub);
     // Keep the node's id for the unsubscribe call that may follow.
     sub.serverId = serverId;
     sub.connection = connection;
-    sub.state = 'closed';
-    sub.wake?.();
+    sub.markClosed();
     this.#subscriptions.delete(sub);
     this.#onClosed.get(sub)?.();
     if (sub.everLive) this.emit({ atMs: this.now(), phase: 'closed', method: sub.method, subscriptionId: sub.id, endpointId: sub.endpointId });
   }
 
-  #maybeIdle(connection: Connection): void {
-    if (connection.dead || connection.members.size > 0) return;
-    connection.idleAfter(this.#settings.idleSocketMs, () => {
-      this.#endpoints.get(connection.endpointId)?.connections.delete(connection);
-      this.#endpoints.absorb(connection);
-      connection.dispose();
-    });
-  }
-
   #onDead(connection: Connection, reason: RebindReason, failure: SocketFailure | undefined): void {
-    const state = this.#endpoints.get(connection.endpointId);
-    if (state === undefined) return;
-    state.connections.delete(connection);
-    this.#endpoints.absorb(connection);
-    if (this.#closed) return;
+    const state = this.#endpoints.socketGone(connection);
+    if (state === undefined || this.#closed) return;
     const now = this.now();
     if (reason !== 'left-rotation' && (failure !== undefined || connection.members.size > 0 || reason !== 'closed')) {
-      this.#endpoints.pause(state, failure, now, this.#host.clock.wallNow(), this.#settings.backoff, this.#host.random);
+      this.#endpoints.pause(state, failure, connection.confirmedAtMs, now, this.#host.clock.wallNow(), this.#settings.backoff, this.#host.random);
     }
     const factory = this.#settings.socketFactory;
     for (const member of [...connection.members]) {
       const sub = member as ManagedSubscription;
       // Subscriptions still being placed see their own request fail and carry on by themselves.
       if (sub.state !== 'live') continue;
-      this.#detach(sub);
+      this.#members.detach(sub);
       sub.state = 'placing';
       sub.lastFailedEndpoint = state.endpoint.id;
       void this.#factory
@@ -341,24 +296,5 @@ export class SubscriptionManager implements SubscriptionOwner {
           sub.fail(error instanceof Error ? error : new Error('rebind failed'));
         });
     }
-  }
-
-  #sleep(sub: ManagedSubscription, delayMs: number): Promise<void> {
-    if (sub.state !== 'placing') return Promise.resolve();
-    return new Promise((resolve) => {
-      const entry: QueuedTimer = {
-        dueMs: 0,
-        fire: () => {
-          sub.wake = undefined;
-          resolve();
-        },
-      };
-      sub.wake = () => {
-        sub.wake = undefined;
-        this.#timers.remove(entry);
-        resolve();
-      };
-      this.#timers.add(entry, delayMs);
-    });
   }
 }

@@ -6,7 +6,8 @@ import { backoffDelayMs, type BackoffSettings } from '../retry/backoff.js';
  * upgrade) is left out of placement for every subscription (pure): a jittered exponential
  * backoff in its failures in a row, so a fleet of clients does not reconnect in lockstep;
  * a 429 on the upgrade waits at least its `Retry-After`. Moving a subscription to another
- * endpoint is not delayed at all (failover is immediate); only coming back to this one is.
+ * endpoint is delayed only by a jitter and that endpoint's rate (resubscribe-meter.ts);
+ * coming back to this one waits out its pause.
  */
 export function endpointPauseMs(consecutiveFailures: number, providerDelayMs: number | undefined, settings: BackoffSettings, random: Random): number {
   const backoff = backoffDelayMs(Math.max(1, consecutiveFailures), settings, random);
@@ -21,4 +22,16 @@ export function endpointPauseMs(consecutiveFailures: number, providerDelayMs: nu
 export function waitForCandidateMs(earliestPauseEndMs: number, nowMs: number, settings: BackoffSettings): number {
   if (Number.isFinite(earliestPauseEndMs) && earliestPauseEndMs > nowMs) return earliestPauseEndMs - nowMs;
   return settings.initialBackoffMs;
+}
+
+/**
+ * An endpoint's socket failures in a row after one more socket died (pure). A confirmation
+ * alone does not end the run: a node that confirms and drops at once would otherwise be
+ * reconnected to after the initial backoff forever (7–8 opens per second). Only a socket
+ * that stayed up `maxBackoffMs` past its first confirmation counts as healthy: the run
+ * starts again at 1.
+ */
+export function failuresAfterDeath(failures: number, confirmedAtMs: number | undefined, nowMs: number, settings: BackoffSettings): number {
+  const healthy = confirmedAtMs !== undefined && nowMs - confirmedAtMs >= settings.maxBackoffMs;
+  return healthy ? 1 : failures + 1;
 }

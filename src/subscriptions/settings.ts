@@ -8,6 +8,8 @@ export interface ResolvedSubscriptionSettings {
   readonly deriveWsUrl: boolean;
   readonly maxSubscriptionsPerSocket: number;
   readonly bufferSize: number;
+  readonly bufferBytes: number;
+  readonly maxFrameBytes: number;
   readonly overflow: OverflowPolicy;
   readonly pingIntervalMs: number;
   readonly pongTimeoutMs: number;
@@ -29,6 +31,8 @@ export const subscriptionSettingsSchema = z
     deriveWsUrl: z.boolean({ error: 'must be a boolean' }).optional(),
     maxSubscriptionsPerSocket: positiveInt().optional(),
     bufferSize: positiveInt().optional(),
+    bufferBytes: positiveInt().optional(),
+    maxFrameBytes: positiveInt().optional(),
     overflow: z.enum(['drop-oldest', 'error'], { error: "must be 'drop-oldest' or 'error'" }).optional(),
     pingIntervalMs: nonNegative().optional(),
     pongTimeoutMs: positive().optional(),
@@ -60,12 +64,17 @@ export const wsUrlSchema = z.string({ error: 'must be a string' }).refine(
   { message: 'must be a ws(s) URL' },
 );
 
-export function resolveSubscriptionSettings(options: SubscriptionSettings | undefined): ResolvedSubscriptionSettings {
+/** `maxResponseBytes`: the pool's HTTP body bound, which a frame's bound follows unless set. */
+export function resolveSubscriptionSettings(options: SubscriptionSettings | undefined, maxResponseBytes: number): ResolvedSubscriptionSettings {
   const o = options ?? {};
+  const maxFrameBytes = o.maxFrameBytes ?? maxResponseBytes;
   return {
     deriveWsUrl: o.deriveWsUrl ?? false,
     maxSubscriptionsPerSocket: o.maxSubscriptionsPerSocket ?? 100,
     bufferSize: o.bufferSize ?? 1024,
+    // Two frames of the largest size: a slow reader of big frames still gets them one by one.
+    bufferBytes: o.bufferBytes ?? 2 * maxFrameBytes,
+    maxFrameBytes,
     overflow: o.overflow ?? 'drop-oldest',
     pingIntervalMs: o.pingIntervalMs ?? 5_000,
     pongTimeoutMs: o.pongTimeoutMs ?? 5_000,

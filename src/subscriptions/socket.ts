@@ -30,8 +30,17 @@ export interface SubscriptionSocket {
   close(): void;
 }
 
-/** Opens a socket to `url` (may hold keys: never log it) with `headers` (ignored where the runtime cannot send headers). */
-export type SocketFactory = (url: string, headers: Readonly<Record<string, string>>, handlers: SocketHandlers) => SubscriptionSocket;
+/** What the pool asks of every socket it opens. */
+export interface SocketOptions {
+  /** Largest frame to accept, in bytes: a larger one closes the socket (with a `connection` failure) unread. */
+  readonly maxFrameBytes: number;
+}
+
+/**
+ * Opens a socket to `url` (may hold keys: never log it) with `headers` (ignored where the
+ * runtime cannot send headers). A factory that ignores `options` leaves frames unbounded.
+ */
+export type SocketFactory = (url: string, headers: Readonly<Record<string, string>>, handlers: SocketHandlers, options?: SocketOptions) => SubscriptionSocket;
 
 interface WsLike {
   on(event: string, listener: (...args: never[]) => void): unknown;
@@ -57,7 +66,7 @@ function loadWs(): Promise<WsConstructor | undefined> {
 
 /** A {@link SocketFactory} over `ws`: ping frames, custom headers, upgrade status codes. */
 export function wsSocketFactory(WebSocketClass: WsConstructor): SocketFactory {
-  return (url, headers, handlers) => {
+  return (url, headers, handlers, options) => {
     let closed = false;
     const finish = () => {
       if (closed) return;
@@ -66,7 +75,10 @@ export function wsSocketFactory(WebSocketClass: WsConstructor): SocketFactory {
     };
     let socket: WsLike;
     try {
-      socket = new WebSocketClass(url, { headers, perMessageDeflate: false, followRedirects: false, handshakeTimeout: 30_000 });
+      // `maxPayload` makes `ws` close the socket (1009) as soon as a frame header announces more:
+      // without it `ws` buffers up to 100 MiB per frame.
+      const maxPayload = options?.maxFrameBytes;
+      socket = new WebSocketClass(url, { headers, perMessageDeflate: false, followRedirects: false, handshakeTimeout: 30_000, ...(maxPayload === undefined ? {} : { maxPayload }) });
     } catch {
       handlers.onFailure({ kind: 'connection' });
       queueMicrotask(finish);
@@ -100,11 +112,21 @@ export function wsSocketFactory(WebSocketClass: WsConstructor): SocketFactory {
 
 /** A {@link SocketFactory} over the WHATWG `WebSocket` (browsers, Deno, Bun): no pings, no headers, no status codes. */
 export function webSocketFactory(WebSocketClass: typeof WebSocket): SocketFactory {
-  return (url, _headers, handlers) => {
+  return (url, _headers, handlers, options) => {
     let closed = false;
     const socket = new WebSocketClass(url);
+    const maxFrameBytes = options?.maxFrameBytes ?? Number.POSITIVE_INFINITY;
     socket.onopen = () => handlers.onOpen();
-    socket.onmessage = (event: MessageEvent) => handlers.onMessage(typeof event.data === 'string' ? event.data : '');
+    socket.onmessage = (event: MessageEvent) => {
+      const text = typeof event.data === 'string' ? event.data : '';
+      // The runtime has read the frame already; it is at least not handed on, and the node is left.
+      if (text.length > maxFrameBytes) {
+        handlers.onFailure({ kind: 'connection' });
+        socket.close();
+        return;
+      }
+      handlers.onMessage(text);
+    };
     socket.onerror = () => handlers.onFailure({ kind: 'connection' });
     socket.onclose = () => {
       if (closed) return;

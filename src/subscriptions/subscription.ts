@@ -28,6 +28,7 @@ export interface ManagedSubscriptionOptions {
   readonly params: readonly unknown[];
   readonly profile: StreamProfile;
   readonly bufferSize: number;
+  readonly bufferBytes: number;
   readonly overflow: OverflowPolicy;
   readonly expectedIntervalMs: number | undefined;
   readonly silence: SilenceSettings;
@@ -61,6 +62,8 @@ export class ManagedSubscription implements Subscription, ConnectionMember {
   lastTickMs = 0;
   /** Wakes a placement loop sleeping on a backoff (set while it sleeps). */
   wake: (() => void) | undefined;
+  /** Called once when it closes: placement waits on a socket stop waiting then. */
+  readonly #closeWaiters = new Set<() => void>();
   readonly #owner: SubscriptionOwner;
   readonly #buffer: ItemBuffer<SubscriptionItem>;
   readonly #tracker: StreamTracker;
@@ -83,6 +86,7 @@ export class ManagedSubscription implements Subscription, ConnectionMember {
     this.#allowedMs = ticks ? allowedSilenceMs(this.#expectedIntervalMs, this.#silence) : undefined;
     this.#buffer = new ItemBuffer<SubscriptionItem>(
       options.bufferSize,
+      options.bufferBytes,
       options.overflow,
       (dropped) => {
         const atMs = owner.now();
@@ -90,8 +94,8 @@ export class ManagedSubscription implements Subscription, ConnectionMember {
         return { kind: 'overflow', dropped, atMs, endpointId: this.endpointId };
       },
       () =>
-        new TransportError('SUBSCRIPTION_OVERFLOW', `Subscription '${this.method}' overflowed its buffer of ${options.bufferSize} items`, {
-          context: { method: this.method, bufferSize: options.bufferSize },
+        new TransportError('SUBSCRIPTION_OVERFLOW', `Subscription '${this.method}' overflowed its buffer of ${options.bufferSize} items or ${options.bufferBytes} bytes`, {
+          context: { method: this.method, bufferSize: options.bufferSize, bufferBytes: options.bufferBytes },
           method: this.method,
           endpointId: this.endpointId,
         }),
@@ -106,8 +110,22 @@ export class ManagedSubscription implements Subscription, ConnectionMember {
     return this.#allowedMs;
   }
 
-  /** A notification from the socket it is live on. */
-  notify(result: unknown, nowMs: number): void {
+  /** Marks it closed for good (the manager's bookkeeping is done) and releases every wait on it. */
+  markClosed(): void {
+    this.state = 'closed';
+    this.wake?.();
+    for (const waiter of [...this.#closeWaiters]) waiter();
+    this.#closeWaiters.clear();
+  }
+
+  /** Runs `callback` when it closes (not if already closed); returns the removal. */
+  onClosed(callback: () => void): () => void {
+    this.#closeWaiters.add(callback);
+    return () => this.#closeWaiters.delete(callback);
+  }
+
+  /** A notification from the socket it is live on, that came in a frame of `frameBytes`. */
+  notify(result: unknown, nowMs: number, frameBytes = 0): void {
     if (this.state !== 'live') return;
     const decision = this.#tracker.decide(result);
     if (!decision.deliver) return;
@@ -118,7 +136,7 @@ export class ManagedSubscription implements Subscription, ConnectionMember {
       this.#owner.emit({ atMs: nowMs, phase: 'gap', method: this.method, subscriptionId: this.id, endpointId, from, to });
       if (!this.#push({ kind: 'gap', from, to, atMs: nowMs, endpointId })) return;
     }
-    if (!this.#push({ kind: 'notification', value: result, atMs: nowMs, endpointId })) return;
+    if (!this.#push({ kind: 'notification', value: result, atMs: nowMs, endpointId }, frameBytes)) return;
     if (this.profile.once) {
       this.#buffer.end(true);
       this.#owner.complete(this);
@@ -181,8 +199,8 @@ export class ManagedSubscription implements Subscription, ConnectionMember {
     if (first) this.connection?.watch(this);
   }
 
-  #push(item: SubscriptionItem): boolean {
-    if (this.#buffer.push(item)) return true;
+  #push(item: SubscriptionItem, bytes = 0): boolean {
+    if (this.#buffer.push(item, bytes)) return true;
     this.#owner.overflowed(this);
     return false;
   }

@@ -67,6 +67,8 @@ export interface SubscribeOptions {
   readonly expectedIntervalMs?: number | undefined;
   /** Buffered items for this subscription. @default the pool's `subscriptions.bufferSize` */
   readonly bufferSize?: number | undefined;
+  /** Buffered bytes for this subscription (each notification counts its frame's size), in bytes. @default the pool's `subscriptions.bufferBytes` */
+  readonly bufferBytes?: number | undefined;
   /** Overflow policy for this subscription. @default the pool's `subscriptions.overflow` */
   readonly overflow?: OverflowPolicy | undefined;
 }
@@ -105,6 +107,18 @@ export interface SubscriptionSettings {
   readonly maxSubscriptionsPerSocket?: number;
   /** Buffered items per subscription. @default 1024 */
   readonly bufferSize?: number;
+  /**
+   * Buffered bytes per subscription, in bytes: each notification counts the size of the frame
+   * it came in; past the bound the `overflow` policy applies as for `bufferSize`.
+   * @default 2 × `maxFrameBytes` (32 MiB)
+   */
+  readonly bufferBytes?: number;
+  /**
+   * Largest WebSocket frame accepted, in bytes: a node sending a larger one has its socket
+   * closed before the frame is buffered (`ws`'s `maxPayload`), and its subscriptions move.
+   * @default the pool's `maxResponseBytes` (16 MiB)
+   */
+  readonly maxFrameBytes?: number;
   /** @default 'drop-oldest' */
   readonly overflow?: OverflowPolicy;
   /** Ping frame interval, in ms (Node `ws` only; the WHATWG `WebSocket` cannot ping). 0 disables. @default 5000 */

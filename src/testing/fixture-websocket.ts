@@ -18,6 +18,13 @@ export interface FixtureWebSocketOptions {
   readonly startSlot?: number;
 }
 
+/**
+ * How the server answers subscribe calls: `answer` at once; `never` (the call is logged, no
+ * answer, no subscription); `{ delayMs }` on the server's clock (the node confirms late);
+ * `drop` (confirms, then closes the socket at once: a node that keeps dying).
+ */
+export type FixtureSubscribeMode = 'answer' | 'never' | 'drop' | { readonly delayMs: number };
+
 /** How the server answers a WebSocket upgrade. */
 export type FixtureUpgradeMode = 'accept' | 'refuse' | { readonly status: 429; readonly retryAfterSeconds?: number };
 
@@ -46,6 +53,8 @@ export interface FixtureWebSocket {
   /** Silent: no notification goes out (ticks included), while pings are still answered and calls still get answers. */
   setSilent(silent: boolean): void;
   setUpgrade(mode: FixtureUpgradeMode): void;
+  /** @default 'answer' */
+  setSubscribeAnswer(mode: FixtureSubscribeMode): void;
   /** Whether pings get a pong (a half-dead connection answers none). @default true */
   setAnswerPings(answer: boolean): void;
   /** Sends every socket a notification for a subscription id nobody holds. */
@@ -109,6 +118,8 @@ export async function attachFixtureWebSocket(
   let pings = 0;
   let silent = false;
   let upgrade: FixtureUpgradeMode = 'accept';
+  let subscribeMode: FixtureSubscribeMode = 'answer';
+  const late = new Set<TimerHandle>();
   let slot = options.startSlot ?? 1000;
   let ticker: TimerHandle | undefined;
   const period = options.slotIntervalMs ?? 400;
@@ -158,9 +169,21 @@ export async function attachFixtureWebSocket(
       if (method === 'eth_subscribe' && typeof params[0] !== 'string') {
         return send(socket, { jsonrpc: '2.0', id: call.id, error: { code: -32602, message: 'invalid params' } });
       }
-      const sub: LiveSubscription = { id: ++nextId, method, params, socket };
-      live.set(sub.id, sub);
-      return answer(subscriptionIdOf(sub));
+      if (subscribeMode === 'never') return;
+      const confirm = () => {
+        if (socket.readyState !== 1) return;
+        const sub: LiveSubscription = { id: ++nextId, method, params, socket };
+        live.set(sub.id, sub);
+        answer(subscriptionIdOf(sub));
+        if (subscribeMode === 'drop') socket.terminate();
+      };
+      if (typeof subscribeMode !== 'object') return confirm();
+      const timer = host.clock.setTimer(() => {
+        late.delete(timer);
+        confirm();
+      }, subscribeMode.delayMs);
+      late.add(timer);
+      return;
     }
     send(socket, { jsonrpc: '2.0', id: call.id, error: { code: -32601, message: 'Method not found' } });
   };
@@ -233,6 +256,9 @@ export async function attachFixtureWebSocket(
     setUpgrade(mode) {
       upgrade = mode;
     },
+    setSubscribeAnswer(mode) {
+      subscribeMode = mode;
+    },
     setAnswerPings(answer) {
       answerPings = answer;
     },
@@ -252,6 +278,8 @@ export async function attachFixtureWebSocket(
     close() {
       ticker?.cancel();
       ticker = undefined;
+      for (const timer of late) timer.cancel();
+      late.clear();
       for (const socket of sockets) socket.terminate();
       sockets.clear();
       live.clear();

@@ -32,4 +32,4 @@ export type {
 } from './behaviours.js';
 export { ANVIL_GENESIS_HASH, DEFAULT_UNHEALTHY_ABOVE_SLOTS } from './fault-answers.js';
 export { createRecorder, type CreateRecorderOptions, type Recorder } from './recorder.js';
-export type { FixtureWebSocket, FixtureWebSocketOptions, FixtureUpgradeMode } from './fixture-websocket.js';
+export type { FixtureWebSocket, FixtureWebSocketOptions, FixtureUpgradeMode, FixtureSubscribeMode } from './fixture-websocket.js';

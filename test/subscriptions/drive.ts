@@ -43,3 +43,28 @@ export async function drive(
   }
   throw new Error(`drive: stopped after ${maxSteps} steps with ${items.length} items`);
 }
+
+/**
+ * Advances `clock` by `totalMs` in steps of `stepMs`, giving socket I/O up to `ioMs` of real
+ * time after each step (no timing logic rides on it: every instant is the fake clock's).
+ * Stops early once `done` holds; `each` runs after every step with the clock's time.
+ */
+export async function advanceWithIo(
+  clock: FakeClock,
+  totalMs: number,
+  { stepMs = 50, ioMs = 10, done, each }: { stepMs?: number; ioMs?: number; done?: () => boolean; each?: (nowMs: number) => void } = {},
+): Promise<void> {
+  await io(ioMs);
+  for (let elapsed = 0; elapsed < totalMs && done?.() !== true; elapsed += stepMs) {
+    await clock.advance(Math.min(stepMs, totalMs - elapsed));
+    await io(ioMs);
+    each?.(clock.now());
+  }
+}
+
+/** Lets socket I/O run for up to `ms` of real time. */
+export async function io(ms: number): Promise<void> {
+  const deadline = performance.now() + ms;
+  do await new Promise((resolve) => setImmediate(resolve));
+  while (performance.now() < deadline);
+}

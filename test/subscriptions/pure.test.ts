@@ -144,7 +144,7 @@ describe('stream order', () => {
 
 describe('item buffer', () => {
   const make = (policy: 'drop-oldest' | 'error') =>
-    new ItemBuffer<string>(3, policy, (dropped) => `overflow ${dropped}`, () => new Error('overflowed'));
+    new ItemBuffer<string>(3, Number.POSITIVE_INFINITY, policy, (dropped) => `overflow ${dropped}`, () => new Error('overflowed'));
 
   it('drop-oldest keeps the newest items and says how many were dropped, first', async () => {
     const buffer = make('drop-oldest');
