@@ -1,27 +1,20 @@
 import { EndpointLoad, RoleState } from '../admission/role-state.js';
-import { systemClock, systemRandom, TimerQueue, type Clock } from '../clock.js';
-import {
-  DEFAULT_MAX_OPERATOR_SHARE,
-  DEFAULT_MAX_RESPONSE_BYTES,
-  DEFAULT_RETRY,
-  normalizeEndpoints,
-  type NormalizedEndpoint,
-} from '../config/normalize.js';
+import { systemClock, systemRandom, type Clock } from '../clock.js';
+import { DEFAULT_MAX_OPERATOR_SHARE, normalizeEndpoints, type NormalizedEndpoint } from '../config/normalize.js';
 import type { HttpTransportPoolOptions, MethodClassification } from '../config/types.js';
 import { createRedactor, secretFragments } from '../errors/redact.js';
 import { poolClosedError, TransportError } from '../errors/transport-error.js';
-import { createDefaultExecutor } from '../http/default-executor.js';
 import { classifyMethod, METHOD_TABLE } from '../jsonrpc/method-table.js';
 import type { RequestKind } from '../retry/causes.js';
-import { abortedError, Admission } from './admission.js';
+import { Admission } from './admission.js';
+import { PoolAdmission } from './admit.js';
 import type { KindGroup } from './admission-model.js';
-import { reconcileSettingsOf } from './reconcile.js';
-import { ChainGuard, chainChecksOf, chainMismatchError, describeExpectedChain, type ChainGuardHost } from './chain-guard.js';
+import { ChainGuard, chainChecksOf, describeExpectedChain, type ChainGuardHost } from './chain-guard.js';
 import { PoolEvents, type PoolEventListener, type PoolEventName } from './events.js';
 import { PoolHealth } from './pool-health.js';
 import { EndpointHealth } from './endpoint-health.js';
 import { FleetWiring } from './fleet-wiring.js';
-import { HttpRequestPermit, permitRole, type PermitHost } from './permit.js';
+import type { HttpRequestPermit, PermitHost } from './permit.js';
 import { createPermitHost } from './permit-host.js';
 import { Hedging } from './hedged-attempt.js';
 import { askEndpoint } from './attempt.js';
@@ -30,12 +23,11 @@ import { observedRequest, runCall, runRequest } from './request-loop.js';
 import { CallObservers, OBSERVE_CALLS, type CallLabeler, type CallObserver } from './call-observer.js';
 import { runBatch } from './batch-request.js';
 import { SharedRequests } from './shared-requests.js';
-import { DEFAULT_MAX_BATCH_SIZE } from '../batch/rules.js';
 import type { BatchCall, BatchItemResult, BatchOptions } from '../batch/types.js';
-import type { AcquireOptions, PoolInternals, RetryAvoidance } from './internals.js';
+import type { AcquireOptions, PoolInternals } from './internals.js';
+import { createPoolInternals } from './pool-internals.js';
 import type { HeadKind, OriginatedAnswer, OriginRequestOptions, RequestOptions, RpcRequester } from './request-options.js';
 import { createOriginRequests, type OriginRequests } from './origin-requests.js';
-import { noEndpointError } from './call-errors.js';
 import { buildSnapshot, type PoolSnapshot } from './snapshot.js';
 import { buildKindGroups } from './topology.js';
 import { attachLogger } from '../logging/pool-logger.js';
@@ -57,7 +49,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   readonly #endpoints: readonly NormalizedEndpoint[];
   readonly #roles: readonly RoleState[];
   readonly #groups: ReadonlyMap<RequestKind, KindGroup>;
-  readonly #admission: Admission;
+  readonly #admission: PoolAdmission;
   /** Latency-aware choice; undefined with `balance: false` (plain rotation). */
   readonly #balancer: Balancer | undefined;
   /** Hedged reads and the retry budget; undefined with `hedge: false`. */
@@ -67,8 +59,6 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   readonly #endpointHealth: EndpointHealth;
   readonly #internals: PoolInternals;
   readonly #methods: Readonly<Record<string, MethodClassification>>;
-  /** Endpoint ids per operator (a hedge prefers another operator). */
-  readonly #sameOperator = new Map<string, Set<string>>();
   readonly #expectedChain: string;
   readonly #chainGuard: ChainGuard | undefined;
   /** Exporters (Prometheus, OpenTelemetry, the logger); empty in the common case. */
@@ -87,8 +77,6 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   readonly #permitHost: PermitHost;
   /** Calls answered by a named operator, and the head two operators vouch for (proofs of expiry and depth). */
   readonly #origins: OriginRequests;
-  #closed = false;
-  #closedError: TransportError<'POOL_CLOSED'> | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(options: HttpTransportPoolOptions) {
@@ -110,7 +98,6 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     const maxOperatorShare = options.concentration?.maxOperatorShare ?? DEFAULT_MAX_OPERATOR_SHARE;
     this.#groups = buildKindGroups(this.#roles, random, maxOperatorShare, this.#events, this.#clock, options.timeoutMs);
     this.#methods = options.methods ?? {};
-    for (const endpoint of this.#endpoints) this.#sameOperator.set(endpoint.operator, (this.#sameOperator.get(endpoint.operator) ?? new Set()).add(endpoint.id));
     if (options.logger) this.#onClose.add(attachLogger(options.logger, this.#events, (observer) => this.#observers.add(observer)));
     const chainChecks = chainChecksOf(options);
     this.#expectedChain = describeExpectedChain(options);
@@ -118,11 +105,11 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       chainChecks.length === 0 ? undefined : new ChainGuard(chainChecks, this.#roles, this.#events, this.#clock, this.#chainGuardHost());
     this.#endpointHealth = new EndpointHealth(options.health, options.chain, this.#endpoints, this.#roles, this.#health, this.#chainGuard, this.#events, this.#clock, random, {
       ask: (role, check) => askEndpoint(this.#internals, role, check),
-      waiting: (kind) => this.#groups.get(kind)?.queue.length ?? 0,
-      wake: () => this.#drainAll(),
-      closed: () => this.#closed,
+      waiting: (kind) => this.#admission.waiting(kind),
+      wake: () => this.#admission.drainAll(),
+      closed: () => this.#admission.closed,
     });
-    this.#admission = new Admission(this.#clock, this.#endpointHealth, this.#chainGuard, this.#balancer);
+    this.#admission = new PoolAdmission(this.#clock, new Admission(this.#clock, this.#endpointHealth, this.#chainGuard, this.#balancer), this.#groups, this.#endpoints, this.#expectedChain);
     this.#permitHost = createPermitHost({
       clock: this.#clock,
       events: this.#events,
@@ -131,11 +118,9 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       balancer: this.#balancer,
       hedging: this.#hedging,
       fleet: this.#fleet,
-      drain: (kind) => {
-        const group = this.#groups.get(kind);
-        if (group) this.#admission.drain(group);
-      },
+      drain: (kind) => this.#admission.drain(kind),
     });
+    this.#admission.reportTo(this.#permitHost);
     this.#fleet?.connect({
       roles: this.#roles,
       endpoints: this.#endpoints,
@@ -144,18 +129,12 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       heads: this.#endpointHealth,
       chainGuard: this.#chainGuard,
       expectedChain: this.#expectedChain,
-      wake: (kind) => {
-        const group = this.#groups.get(kind);
-        if (group && !this.#closed) this.#admission.drain(group);
-      },
+      wake: (kind) => this.#admission.drain(kind),
     });
-    const fragments = secretFragments(
-      [...this.#endpoints.map((e) => e.url), ...wsUrlsOf(this.#endpoints, options.subscriptions)],
-      this.#endpoints.flatMap((e) => Object.values(e.headers)),
-    );
-    const maxBatchSizes = new Map(this.#endpoints.map((endpoint) => [endpoint.id, options.endpoints[endpoint.index]?.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE]));
     let shared: SharedRequests | undefined;
-    const redact = createRedactor(fragments);
+    const redact = createRedactor(
+      secretFragments([...this.#endpoints.map((e) => e.url), ...wsUrlsOf(this.#endpoints, options.subscriptions)], this.#endpoints.flatMap((e) => Object.values(e.headers))),
+    );
     this.#subscriptions = new PoolSubscriptions({
       endpoints: this.#endpoints,
       roles: this.#roles,
@@ -168,54 +147,20 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       redact,
       options,
     });
-    let id = 0;
-    // Deterministic exploration: a credit, not a random draw, so the injected random's sequence (backoffs) is untouched.
-    const exploreRatio = this.#balancer?.exploreRatio ?? 0;
-    let exploreCredit = 0;
-    const pool = this;
-    this.#internals = {
+    this.#internals = createPoolInternals(options, {
       clock: this.#clock,
       random,
-      executor: options.executor ?? createDefaultExecutor(),
       events: this.#events,
-      // Field by field: an explicit `undefined` (e.g. from an unset env var) keeps the default.
-      retry: {
-        maxRetries: options.retry?.maxRetries ?? DEFAULT_RETRY.maxRetries,
-        initialBackoffMs: options.retry?.initialBackoffMs ?? DEFAULT_RETRY.initialBackoffMs,
-        maxBackoffMs: options.retry?.maxBackoffMs ?? DEFAULT_RETRY.maxBackoffMs,
-      },
-      maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-      reconcile: reconcileSettingsOf(options.reconcileSends),
       redact,
-      cancelOnClose: new Set(),
-      attemptTimers: new TimerQueue(this.#clock),
-      hedgeTimers: new TimerQueue(this.#clock),
-      closedError: () => pool.#closedError,
-      nextId: () => (id = id >= Number.MAX_SAFE_INTEGER ? 1 : id + 1),
-      acquire: (kind, acquireOptions, avoid, explore) => pool.#acquire(kind, acquireOptions, avoid, explore),
-      tryAcquire: (kind, acquireOptions, avoid, explore) => pool.#tryAcquire(kind, acquireOptions, avoid, explore),
-      classify: (method, requestOptions) => pool.#classify(method, requestOptions),
-      health: this.#endpointHealth,
-      historicalAvoid: (kind, read) => {
-        const group = pool.#groups.get(kind);
-        return group === undefined ? undefined : pool.#endpointHealth.avoidFor(read, group.roles);
-      },
+      groups: this.#groups,
+      admission: this.#admission,
+      endpointHealth: this.#endpointHealth,
+      balancer: this.#balancer,
       hedging: this.#hedging,
-      tryHedgePermit: (kind, primary, signal) => pool.#tryHedgePermit(kind, primary, signal),
-      observeLost: (role, elapsedMs) => pool.#balancer?.observeLost(role, elapsedMs, pool.#clock.now()),
-      maxBatchSize: (endpointId) => maxBatchSizes.get(endpointId) ?? DEFAULT_MAX_BATCH_SIZE,
-      limitBatchSize: (endpointId, limit) => maxBatchSizes.set(endpointId, Math.max(1, Math.min(limit, maxBatchSizes.get(endpointId) ?? limit))),
-      get shared() {
-        return shared;
-      },
-      nextExplores: () => {
-        if (exploreRatio === 0) return false;
-        exploreCredit += exploreRatio;
-        if (exploreCredit < 1) return false;
-        exploreCredit -= 1;
-        return true;
-      },
-    };
+      classify: (method, requestOptions) => this.#classify(method, requestOptions),
+      endpoints: this.#endpoints,
+      shared: () => shared,
+    });
     this.#origins = createOriginRequests(this.#roles, this.#clock, options.chain, this.#endpointHealth, {
       kindOf: (method, requestOptions) => this.#classify(method, requestOptions).kind,
       request: (method, params, requestOptions) => this.request(method, params, requestOptions),
@@ -269,12 +214,12 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     if (typeof method !== 'string' || method.length === 0) {
       return Promise.reject(new TransportError('INVALID_INPUT', 'method must be a non-empty string', { context: { field: 'method' } }));
     }
-    return this.#acquire(this.#classify(method, {}).kind, options);
+    return this.#admission.acquire(this.#classify(method, {}).kind, options);
   }
 
   /** Waits for admission of one call of `kind` (`read`, `submit`, or a custom kind). */
   acquireForRequestKind(kind: RequestKind, options: AcquireOptions = {}): Promise<HttpRequestPermit> {
-    return this.#acquire(kind, options);
+    return this.#admission.acquire(kind, options);
   }
 
   /**
@@ -287,7 +232,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
    * `close()`, the signal, `pool.close()` or an `error` overflow.
    */
   subscribe<T = unknown>(method: string, params: readonly unknown[] = [], options: SubscribeOptions = {}): Promise<Subscription<T>> {
-    if (this.#closed) return Promise.reject(poolClosedError());
+    if (this.#admission.closed) return Promise.reject(poolClosedError());
     return this.#subscriptions.subscribe<T>(method, params, options);
   }
 
@@ -298,7 +243,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
 
   /** Per-role and per-endpoint state. Contains endpoint ids and operators only — never a URL, header or key. */
   snapshot(): PoolSnapshot {
-    const snapshot = buildSnapshot(this.#endpoints, this.#roles, this.#health, this.#chainGuard, this.#hedging, this.#clock.now(), this.#closed, this.#endpointHealth);
+    const snapshot = buildSnapshot(this.#endpoints, this.#roles, this.#health, this.#chainGuard, this.#hedging, this.#clock.now(), this.#admission.closed, this.#endpointHealth);
     return { ...snapshot, subscriptions: this.#subscriptions.snapshot() };
   }
 
@@ -309,17 +254,15 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
    * the pool stops it.
    */
   serveStatus(options: ServeStatusOptions = {}): Promise<StatusServer> {
-    return serveStatus(this, this.#clock, { closed: () => this.#closed, onClose: this.#onClose }, options);
+    return serveStatus(this, this.#clock, { closed: () => this.#admission.closed, onClose: this.#onClose }, options);
   }
 
   /** Rejects waiting calls with `POOL_CLOSED`, aborts calls in flight, stops every timer and closes connections. */
   close(): Promise<void> {
     if (this.#closing) return this.#closing;
-    this.#closed = true;
     const closedError = poolClosedError;
-    this.#closedError = closedError();
+    this.#admission.close();
     this.#endpointHealth.close();
-    for (const group of this.#groups.values()) this.#admission.rejectAll(group, closedError);
     for (const attempt of [...this.#internals.cancelOnClose]) attempt.abortByCaller();
     this.#internals.shared?.close(closedError);
     this.#subscriptions.close();
@@ -334,70 +277,17 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     return this.close();
   }
 
-  /** Lets every kind's waiters look again (a check or probe changed what admission may take). */
-  #drainAll(): void {
-    for (const group of this.#groups.values()) this.#admission.drain(group);
-  }
-
   #classify(method: string, options: RequestOptions): MethodClassification {
     const base = classifyMethod(method, this.#methods);
     return { kind: options.kind ?? base.kind, retryClass: options.retryClass ?? base.retryClass };
   }
 
-  #tryAcquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance, explore = false): HttpRequestPermit | undefined {
-    const group = this.#groups.get(kind);
-    if (this.#closed || !group || group.enabledRoles === 0 || options.endpoint !== undefined) return undefined;
-    const timeoutMs = options.timeoutMs ?? group.defaultTimeoutMs;
-    if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) return undefined;
-    const deadlineMs = this.#clock.now() + timeoutMs;
-    const role = this.#admission.tryNow({
-      group,
-      pin: undefined,
-      avoid: avoid?.endpoints,
-      avoidUntilMs: avoid?.untilMs ?? 0,
-      deadlineMs,
-      timeoutMs,
-      signal: options.signal,
-      explore,
-    });
-    return role && new HttpRequestPermit(role, this.#permitHost, deadlineMs);
-  }
-
-  #tryHedgePermit(kind: RequestKind, primary: HttpRequestPermit, signal: AbortSignal | undefined): HttpRequestPermit | undefined {
-    const timeoutMs = primary.deadlineMs - this.#clock.now();
-    const never = Number.POSITIVE_INFINITY;
-    const role = permitRole(primary);
-    // PATH's rule: not the first attempt's operator, when another can take it; never the same endpoint.
-    const sameOperator = this.#sameOperator.get(role.endpoint.operator)!;
-    return (
-      this.#tryAcquire(kind, { timeoutMs, signal }, { endpoints: sameOperator, untilMs: never }) ??
-      (sameOperator.size > 1 ? this.#tryAcquire(kind, { timeoutMs, signal }, { endpoints: new Set([role.endpointId]), untilMs: never }) : undefined)
-    );
-  }
-
-  #acquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance, explore = false): Promise<HttpRequestPermit> {
-    if (this.#closed) return Promise.reject(poolClosedError());
-    if (options.signal?.aborted) return Promise.reject(abortedError(options.signal));
-    const group = this.#groups.get(kind);
-    const pin = options.endpoint === undefined ? undefined : group?.roles.find((role) => role.endpointId === options.endpoint);
-    if (!group || (options.endpoint !== undefined && !pin)) return Promise.reject(noEndpointError(this.#endpoints, kind, options.endpoint));
-    if (group.enabledRoles === 0 || pin?.disabled) return Promise.reject(chainMismatchError(this.#expectedChain, kind, pin?.endpointId));
-    const timeoutMs = options.timeoutMs ?? (pin ? pin.settings.requestTimeoutMs : group.defaultTimeoutMs);
-    if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
-      return Promise.reject(new TransportError('INVALID_INPUT', 'timeoutMs must be a finite number > 0', { context: { field: 'timeoutMs' } }));
-    }
-    const deadlineMs = this.#clock.now() + timeoutMs;
-    return this.#admission
-      .acquire({ group, pin, avoid: avoid?.endpoints, avoidUntilMs: avoid?.untilMs ?? 0, deadlineMs, timeoutMs, signal: options.signal, explore })
-      .then((role) => new HttpRequestPermit(role, this.#permitHost, deadlineMs));
-  }
-
   #chainGuardHost(): ChainGuardHost {
     return {
       ask: (role, check) => askEndpoint(this.#internals, role, check),
-      wake: () => this.#drainAll(),
-      closed: () => this.#closed,
-      onWrongChain: (endpointId) => this.#excludeEndpoint(endpointId),
+      wake: () => this.#admission.drainAll(),
+      closed: () => this.#admission.closed,
+      onWrongChain: (endpointId) => this.#admission.excludeEndpoint(endpointId),
       onCheckFailed: (role, failure) => {
         if (failure.cause === 'rate-limited') this.#permitHost.onRateLimited(role, failure.providerDelayMs);
         else this.#permitHost.onFailure(role, failure.cause, failure);
@@ -405,18 +295,5 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
       onCheckSucceeded: (role, latencyMs) => this.#health.recordSuccess(role, latencyMs),
       onVerdict: (endpointId, status) => this.#fleet?.chainVerdict(endpointId, status),
     };
-  }
-
-  /** The chain guard found `endpointId` on another chain: out of every kind for good; calls that can no longer be served fail now. */
-  #excludeEndpoint(endpointId: string): void {
-    for (const group of this.#groups.values()) {
-      const role = group.roles.find((candidate) => candidate.endpointId === endpointId);
-      if (!role || role.disabled) continue;
-      role.disable();
-      group.enabledRoles--;
-      const kind = group.kind;
-      if (group.enabledRoles === 0) this.#admission.rejectAll(group, () => chainMismatchError(this.#expectedChain, kind, undefined));
-      else this.#admission.rejectAll(group, () => chainMismatchError(this.#expectedChain, kind, endpointId), (request) => request.pin === role);
-    }
   }
 }
