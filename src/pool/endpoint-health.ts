@@ -16,59 +16,17 @@ import { HeadBook, type LagChange } from '../health/head-book.js';
 import { headOfAnswer, isHeadValue } from '../health/head-of.js';
 import { historicalReadOf, isPrunedAnswer, mayReadHistory, type HistoricalRead } from '../health/historical.js';
 import { freshestOf } from '../health/lag.js';
-import { ProbeLoop, type ProbeReason, type ProbeResult } from '../health/probe-loop.js';
-import { hasSpareCapacity, otherQuantity, PROBE_METHOD, READMIT_AFTER_GOOD_PROBES } from '../health/probe-rules.js';
+import { ProbeLoop } from '../health/probe-loop.js';
 import { believeRemoteHead } from '../health/remote-head.js';
-import { createRequestBody } from '../jsonrpc/envelope.js';
 import { readNodeUnhealthy } from '../jsonrpc/heuristics.js';
-import type { RequestKind } from '../retry/causes.js';
 import type { CandidateFilter } from './admission-model.js';
-import type { ChainCheck, ChainGuard } from './chain-guard.js';
+import type { ChainGuard } from './chain-guard.js';
 import type { PoolEvents } from './events.js';
 import type { PoolHealth } from './pool-health.js';
+import { createProbeHost, type ProbeParts } from './endpoint-probes.js';
+import { MAX_TIP_AGE_MS, type EndpointHealthHost, type EndpointHealthState, type EndpointHeadView, type HeadSink, type Probe } from './endpoint-health-types.js';
 
-/**
- * A lagging endpoint is judged back only against a tip seen at most this long before its own
- * head (2 s ≈ 5 Solana slots); its probe takes the tip's endpoint along when the tip is older.
- */
-const MAX_TIP_AGE_MS = 2_000;
-
-/** How one endpoint stands, as `snapshot()` shows it. */
-export type EndpointHealthState = 'fresh' | 'lagging' | 'out-of-rotation' | 'unknown';
-
-/** An endpoint's last observed head, as `snapshot()` shows it. */
-export interface EndpointHeadView {
-  /** The head (Solana slot or EVM block number). */
-  readonly value: bigint;
-  /** How far behind the reference tip it was when observed; undefined before any tip was known. */
-  readonly lag: bigint | undefined;
-  readonly observedAgoMs: number;
-}
-
-/** What the wiring needs from the pool. */
-export interface EndpointHealthHost {
-  /** Sends one probe through `role` (outside admission, under its `requestTimeoutMs`). */
-  ask(role: RoleState, check: Pick<ChainCheck, 'method' | 'body'>): Promise<{ readonly outcome: ClassifiedOutcome; readonly latencyMs: number }>;
-  /** Calls waiting for `kind`. */
-  waiting(kind: RequestKind): number;
-  /** An endpoint came back (lag over, readmitted): waiting calls look again. */
-  wake(): void;
-  closed(): boolean;
-}
-
-interface Probe {
-  quantity: HeadQuantity;
-}
-
-/** Where local head observations go besides the head book (fleet mode tells them to the other processes). */
-export type HeadSink = (index: number, quantity: HeadQuantity, raw: number | bigint | string, nowMs: number, verdictChanged: boolean) => void;
-
-/**
- * A lagging (or `probeAll`) endpoint is not probed while another process of the fleet
- * observed its head less than this share of `probeIntervalMs` ago (the jitter is ±10 %):
- * one probe per interval serves the whole fleet.
- */
-const REMOTE_HEAD_SPARES_PROBE = 0.9;
+export type { EndpointHealthHost, EndpointHealthState, EndpointHeadView, HeadSink } from './endpoint-health-types.js';
 
 export class EndpointHealth implements CandidateFilter {
   readonly settings: ResolvedHealth;
@@ -121,7 +79,7 @@ export class EndpointHealth implements CandidateFilter {
     this.#probes = endpoints.map(() => ({ quantity }));
     this.#chainQuantity = chain === 'solana' ? 'slot' : chain === 'evm' ? 'block' : undefined;
     this.#remoteAtMs = endpoints.map(() => Number.NEGATIVE_INFINITY);
-    this.#loop = this.settings.active ? new ProbeLoop(clock, random, this.settings.probeIntervalMs, backendsOf(endpoints), this.#loopHost()) : undefined;
+    this.#loop = this.settings.active ? new ProbeLoop(clock, random, this.settings.probeIntervalMs, backendsOf(endpoints), createProbeHost(this.#probeParts())) : undefined;
     if (this.settings.probeAll) this.#loop?.poke();
     // A verified endpoint is due a re-check later; a failed check is retried without waiting for a call.
     if (this.#loop !== undefined && chainGuard !== undefined) {
@@ -317,81 +275,22 @@ export class EndpointHealth implements CandidateFilter {
     else this.#host.wake();
   }
 
-  #wants(index: number, nowMs: number): ProbeReason | undefined {
-    const roles = this.#rolesOf[index]!;
-    if (roles.length === 0 || roles.every((role) => role.disabled)) return undefined;
-    if (this.#heads.isLagging(index)) return 'lagging';
-    // Benched, behind an open breaker — or demoted below the good band, where it gets no
-    // traffic while a good peer can admit (the issue's "86 requests, score 50, to the end").
-    if (roles.some((role) => !role.disabled && !role.chainPending && (this.#inner.isExcluded(role, nowMs) || role.band > 0))) return 'out-of-rotation';
-    if (this.#heads.isAged(index)) return 'aged';
-    return this.settings.probeAll ? 'all' : undefined;
-  }
-
-  /** A lagging endpoint is judged against the tip: its probe takes the tip's endpoint along when the tip's head is not fresh. */
-  #companions(index: number, nowMs: number): readonly number[] {
-    const quantity = this.#heads.record(index)?.quantity;
-    const tip = quantity === undefined ? undefined : this.#heads.tip(quantity);
-    if (tip === undefined || tip.index === index || nowMs - tip.atMs <= MAX_TIP_AGE_MS) return [];
-    return [tip.index];
-  }
-
-  async #probe(index: number, reason: ProbeReason, backend: readonly number[], goodInARow: number): Promise<ProbeResult> {
-    const roles = this.#rolesOf[index]!;
-    const role = roles.find((r) => !r.disabled && r.settings.kind === 'read') ?? roles.find((r) => !r.disabled)!;
-    const endpointIds = backend.map((i) => this.#endpoints[i]!.id);
-    const probe = this.#probes[index]!;
-    const quantity = this.#heads.record(index)?.quantity ?? probe.quantity;
-    const method = PROBE_METHOD[quantity];
-    const base = { endpointId: role.endpointId, endpointIds, method, reason };
-    const now = this.#clock.now();
-    // Another process of the fleet observed it recently (a probe or an answer): its head serves here too.
-    const spared = (reason === 'lagging' || reason === 'all') && now - this.#remoteAtMs[index]! < REMOTE_HEAD_SPARES_PROBE * this.settings.probeIntervalMs;
-    if (spared || !hasSpareCapacity(role.bucket?.available(now), this.#host.waiting(role.settings.kind), role.load.inFlight, role.load.max)) {
-      this.#events.emit('probe', { atMs: now, ...base, outcome: 'skipped' });
-      return { skipped: true };
-    }
-    const { outcome, latencyMs } = await this.#host.ask(role, { method, body: createRequestBody(method, []) });
-    if (this.#host.closed()) return { ok: false };
-    const atMs = this.#clock.now();
-    if (!outcome.ok) {
-      // A node of the other family: no penalty, the next probe asks the other method.
-      if (outcome.rpcCode === -32601) probe.quantity = otherQuantity(quantity);
-      this.#inner.recordProbe(backend.map((i) => this.#firstRole(i)), outcome);
-      if (outcome.rpcCode === -32005) this.#observeUnhealthy(index, outcome);
-      this.#events.emit('probe', { atMs, ...base, outcome: 'failed', latencyMs, detail: outcome.detail, ...(reason === 'out-of-rotation' ? { goodInARow: 0 } : {}) });
-      return { ok: false };
-    }
-    const head = headOfAnswer(method, [], outcome.result);
-    this.#inner.recordProbe(backend.map((i) => this.#firstRole(i)), undefined);
-    if (head !== undefined) for (const i of backend) this.#observe(i, head.quantity, head.raw, atMs);
-    const benched = reason === 'out-of-rotation';
-    const readmits = benched && goodInARow + 1 >= READMIT_AFTER_GOOD_PROBES;
-    this.#events.emit('probe', {
-      atMs,
-      ...base,
-      outcome: 'ok',
-      latencyMs,
-      ...(head === undefined ? {} : { head: BigInt(head.raw) }),
-      ...(benched ? { goodInARow: goodInARow + 1, readmitted: readmits } : {}),
-    });
-    return { ok: true };
-  }
-
-  #firstRole(index: number): RoleState {
-    return this.#rolesOf[index]![0]!;
-  }
-
-  #loopHost() {
+  /** What the probes read and change (`endpoint-probes.ts`). */
+  #probeParts(): ProbeParts {
     return {
-      wants: (index: number, nowMs: number) => this.#wants(index, nowMs),
-      probe: (index: number, reason: ProbeReason, backend: readonly number[], goodInARow: number) => this.#probe(index, reason, backend, goodInARow),
-      companions: (index: number, nowMs: number) => this.#companions(index, nowMs),
-      readmit: (backend: readonly number[]) => {
-        this.#inner.readmit(backend.map((index) => this.#firstRole(index)));
-        this.#host.wake();
-      },
-      housekeeping: (nowMs: number) => this.#chainGuard?.housekeeping(nowMs, this.settings.chainRecheckMs) ?? Number.POSITIVE_INFINITY,
+      settings: this.settings,
+      endpoints: this.#endpoints,
+      rolesOf: this.#rolesOf,
+      heads: this.#heads,
+      inner: this.#inner,
+      probes: this.#probes,
+      remoteAtMs: this.#remoteAtMs,
+      events: this.#events,
+      clock: this.#clock,
+      host: this.#host,
+      chainGuard: this.#chainGuard,
+      observe: (index, quantity, raw, nowMs) => this.#observe(index, quantity, raw, nowMs),
+      observeUnhealthy: (index, failure) => this.#observeUnhealthy(index, failure),
     };
   }
 }

@@ -1,37 +1,22 @@
 import type { RoleState } from '../admission/role-state.js';
 import type { Clock } from '../clock.js';
-import { configIssuesOf, invalidConfig, type NormalizedEndpoint } from '../config/normalize.js';
+import type { NormalizedEndpoint } from '../config/normalize.js';
 import type { HttpTransportPoolOptions } from '../config/types.js';
 import type { ClassifiedFailure } from '../http/outcome.js';
-import { hostBreakerConfigSchema, reputationConfigSchema } from '../reputation/config.js';
-import { createHostBreaker, type HostBreaker, type HostBreakerChange } from '../reputation/host-breaker.js';
-import { reputationKey, type ReputationKey } from '../reputation/keys.js';
+import type { HostBreakerChange } from '../reputation/host-breaker.js';
+import type { ReputationKey } from '../reputation/keys.js';
 import { bandRank, recoveredScore } from '../reputation/score.js';
-import type { ReputationSignal, ReputationSignalKind } from '../reputation/signals.js';
+import type { ReputationSignal } from '../reputation/signals.js';
 import type { ReputationEntry, ReputationStore } from '../reputation/store.js';
-import { createReputationTracker, initialReputationEntry, type ReputationChange, type ReputationTracker, type ReputationView } from '../reputation/tracker.js';
+import { initialReputationEntry, type ReputationChange, type ReputationView } from '../reputation/tracker.js';
 import type { FailureCause } from '../retry/causes.js';
 import type { CandidateFilter } from './admission-model.js';
 import type { PoolEvents } from './events.js';
 import type { Exclusion } from './waiting-for.js';
+import { BREAKER_CAUSES, createHealth, eachKeyAndHost, SIGNAL_OF_CAUSE, type Health } from './health-setup.js';
 
 /** Reputation view of one endpoint, as shown in snapshots. */
 export type EndpointReputationView = Omit<ReputationView, 'eligible'>;
-
-/** Signals for outcomes reported by hand through a permit (`recordFailure(cause)` without a classified outcome). */
-const SIGNAL_OF_CAUSE: Readonly<Record<FailureCause, ReputationSignalKind>> = {
-  connection: 'major',
-  timeout: 'critical',
-  'rate-limited': 'minor',
-  'temporary-http': 'major',
-  'endpoint-rejected': 'major',
-  request: 'none',
-  'rpc-application': 'none',
-  'invalid-response': 'critical',
-  capability: 'none',
-  aborted: 'none',
-};
-const BREAKER_CAUSES: ReadonlySet<FailureCause> = new Set(['connection', 'timeout', 'temporary-http', 'invalid-response']);
 
 /** How a fleet reaches reputation and the breaker (`pool/fleet-wiring.ts`). */
 export interface HealthFleetHooks {
@@ -39,12 +24,6 @@ export interface HealthFleetHooks {
   readonly store: ReputationStore;
   /** The breaker opened a host here: tell the fleet. */
   onBreakerOpen(host: string, durationMs: number, openCount: number): void;
-}
-
-interface Health {
-  readonly tracker: ReputationTracker;
-  readonly breaker: HostBreaker;
-  readonly keyOf: ReadonlyMap<string, ReputationKey>;
 }
 
 /**
@@ -179,7 +158,7 @@ export class PoolHealth implements CandidateFilter {
     if (!health) return;
     const now = this.clock.now();
     const signal: ReputationSignal = failure ? { kind: failure.signal, isHealthCheck: true } : { kind: 'recovery', isHealthCheck: true };
-    this.eachKeyAndHost(roles, (role) => this.apply(role, now, health.tracker.record(health.keyOf.get(role.endpointId)!, signal, now)), (role) => {
+    eachKeyAndHost(health.keyOf, roles, (role) => this.apply(role, now, health.tracker.record(health.keyOf.get(role.endpointId)!, signal, now)), (role) => {
       if (!failure) this.applyBreaker(role, now, health.breaker.recordSuccess(role.endpoint.hostname, now));
     });
   }
@@ -189,28 +168,12 @@ export class PoolHealth implements CandidateFilter {
     const health = this.health;
     if (!health) return;
     const now = this.clock.now();
-    this.eachKeyAndHost(
+    eachKeyAndHost(
+      health.keyOf,
       roles,
       (role) => this.apply(role, now, health.tracker.reinstate(health.keyOf.get(role.endpointId)!, now)),
       (role) => this.applyBreaker(role, now, health.breaker.reset(role.endpoint.hostname, now)),
     );
-  }
-
-  /** Runs `perKey` once per reputation key and `perHost` once per host among `roles` (entries sharing a URL share both). */
-  private eachKeyAndHost(roles: readonly RoleState[], perKey: (role: RoleState) => void, perHost: (role: RoleState) => void): void {
-    const keys = new Set<ReputationKey>();
-    const hosts = new Set<string>();
-    for (const role of roles) {
-      const key = this.health!.keyOf.get(role.endpointId)!;
-      if (!keys.has(key)) {
-        keys.add(key);
-        perKey(role);
-      }
-      if (!hosts.has(role.endpoint.hostname)) {
-        hosts.add(role.endpoint.hostname);
-        perHost(role);
-      }
-    }
   }
 
   breakerRemainingMs(endpointId: string, nowMs: number): number {
@@ -333,22 +296,4 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   const list = map.get(key);
   if (list) list.push(value);
   else map.set(key, [value]);
-}
-
-function createHealth(options: HttpTransportPoolOptions, endpoints: readonly NormalizedEndpoint[], store: ReputationStore | undefined): Health {
-  const { hostBreaker, ...settings } = (options.reputation ?? {}) as Record<string, unknown>;
-  const latency = (settings['latency'] ?? {}) as Record<string, unknown>;
-  const withProfile = { ...settings, latency: { profile: options.chain ?? 'generic', ...latency } };
-  const reputation = reputationConfigSchema.safeParse(withProfile);
-  const breaker = hostBreakerConfigSchema.safeParse(hostBreaker ?? {});
-  const issues = [
-    ...(reputation.success ? [] : configIssuesOf(reputation.error, 'reputation')),
-    ...(breaker.success ? [] : configIssuesOf(breaker.error, 'reputation.hostBreaker')),
-  ];
-  if (!reputation.success || !breaker.success) throw invalidConfig(issues);
-  const tracker = createReputationTracker({ config: reputation.data, ...(store ? { store } : {}) });
-  const keyOf = new Map(
-    endpoints.map((e) => [e.id, reputationKey(reputation.data.granularity, { url: e.url, endpointId: e.id, domain: e.operator })] as const),
-  );
-  return { tracker, breaker: createHostBreaker({ config: breaker.data }), keyOf };
 }
