@@ -1,13 +1,14 @@
 import { Redis } from 'ioredis';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { EndpointConfig } from '../../src/config/types.js';
-import { createRedisFleet, type RedisFleet } from '../../src/fleet/index.js';
+import { createRedisFleet } from '../../src/fleet/index.js';
 import type { FleetRedisClient } from '../../src/fleet/redis-backend.js';
 import type { FleetEvent } from '../../src/pool/events.js';
 import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
-import { closeAllServers, startRpcServer } from '../helpers/loopback.js';
-import { startRedisServer, stopRedisServers } from '../helpers/redis-server.js';
+import { startRpcServer } from '../helpers/loopback.js';
+import { startRedisServer } from '../helpers/redis-server.js';
 import { describeWithBinary } from '../helpers/system-binary.js';
+import { trackedFleetParts } from '../helpers/fleet-parts.js';
 
 /**
  * A busy host: this process's event loop is blocked (a CPU-bound caller) right after a fleet
@@ -25,17 +26,7 @@ function busy(ms: number): void {
 }
 
 describeWithBinary('redis-server', 'apt-get install -y redis-server', 'fleet mode under event-loop lag (real redis-server)', (binary) => {
-  const clients: Redis[] = [];
-  const fleets: RedisFleet[] = [];
-  const pools: HttpTransportPool[] = [];
-
-  afterEach(async () => {
-    await Promise.all(pools.splice(0).map((pool) => pool.close()));
-    await Promise.all(fleets.splice(0).map((fleet) => fleet.close()));
-    for (const client of clients.splice(0)) client.disconnect();
-    await closeAllServers();
-    await stopRedisServers();
-  });
+  const { clients, fleets, pools } = trackedFleetParts();
 
   it('a loop blocked 120 ms after a command was sent (timeout 50 ms) turns nothing local: 14 times in a row, no mode change', async () => {
     const server = await startRedisServer(binary);

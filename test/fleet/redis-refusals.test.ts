@@ -1,13 +1,14 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { EndpointConfig } from '../../src/config/types.js';
-import { createRedisFleet, type RedisFleet } from '../../src/fleet/index.js';
+import { createRedisFleet } from '../../src/fleet/index.js';
 import type { FleetEvent } from '../../src/pool/events.js';
 import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
-import { closeAllServers, startRpcServer } from '../helpers/loopback.js';
-import { startRedisServer, stopRedisServers, type RedisServer } from '../helpers/redis-server.js';
+import { startRpcServer } from '../helpers/loopback.js';
+import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { describeWithBinary } from '../helpers/system-binary.js';
+import { trackedFleetParts } from '../helpers/fleet-parts.js';
 
 /**
  * A Redis that answers but refuses: out of memory under `noeviction`, a read-only replica, a
@@ -17,17 +18,7 @@ import { describeWithBinary } from '../helpers/system-binary.js';
  */
 
 describeWithBinary('redis-server', 'apt-get install -y redis-server', 'fleet mode on a redis-server that refuses writes or the client', (binary) => {
-  const clients: Redis[] = [];
-  const fleets: RedisFleet[] = [];
-  const pools: HttpTransportPool[] = [];
-
-  afterEach(async () => {
-    await Promise.all(pools.splice(0).map((pool) => pool.close()));
-    await Promise.all(fleets.splice(0).map((fleet) => fleet.close()));
-    for (const client of clients.splice(0)) client.disconnect();
-    await closeAllServers();
-    await stopRedisServers();
-  });
+  const { clients, fleets, pools } = trackedFleetParts();
 
   async function client(server: RedisServer, extra: RedisOptions = {}): Promise<Redis> {
     const redis = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => 50, ...extra });

@@ -1,4 +1,25 @@
+import { afterEach } from 'vitest';
+import type { HttpTransportPool } from '../../src/index.js';
 import type { SubscriptionItem, Subscription } from '../../src/subscriptions/types.js';
+import { createFixtureServer, type FakeClock, type FixtureServer } from '../../src/testing/index.js';
+
+/** WebSocket fixture nodes (no slot ticker) and the pools a test makes on them, closed after each test. */
+export function trackedWebSocketNodes(): { readonly pools: HttpTransportPool[]; node(clock: FakeClock): Promise<FixtureServer> } {
+  const servers: FixtureServer[] = [];
+  const pools: HttpTransportPool[] = [];
+  afterEach(async () => {
+    await Promise.all(pools.splice(0).map((p) => p.close()));
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  return {
+    pools,
+    node: async (clock) => {
+      const server = await createFixtureServer({ fixtures: [], clock, websocket: { slotIntervalMs: 0 } });
+      servers.push(server);
+      return server;
+    },
+  };
+}
 
 /** Reads items until `stop` says so (inclusive), at most `limit` items, within `timeoutMs` of real time. */
 export async function readUntil<T = unknown>(

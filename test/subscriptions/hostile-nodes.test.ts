@@ -2,24 +2,13 @@
  * Nodes that answer late, never, or with frames too big (issue 25, subscriptions): a fake
  * clock shared by the pool and the fixture nodes, real sockets on 127.0.0.1.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSeededRandom, HttpTransportPool, isTransportError, type HttpTransportPoolOptions } from '../../src/index.js';
-import { createFakeClock, createFixtureServer, type FakeClock, type FixtureServer } from '../../src/testing/index.js';
+import { createFakeClock, type FakeClock } from '../../src/testing/index.js';
 import { advanceWithIo, drive } from './drive.js';
-import { until } from './helpers.js';
+import { trackedWebSocketNodes, until } from './helpers.js';
 
-const servers: FixtureServer[] = [];
-const pools: HttpTransportPool[] = [];
-afterEach(async () => {
-  await Promise.all(pools.splice(0).map((p) => p.close()));
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function node(clock: FakeClock) {
-  const server = await createFixtureServer({ fixtures: [], clock, websocket: { slotIntervalMs: 0 } });
-  servers.push(server);
-  return server;
-}
+const { pools, node } = trackedWebSocketNodes();
 
 function poolOf(clock: FakeClock, endpoints: HttpTransportPoolOptions['endpoints'], extra: Partial<HttpTransportPoolOptions> = {}) {
   const pool = new HttpTransportPool({ endpoints, clock, random: createSeededRandom(7), ...extra });

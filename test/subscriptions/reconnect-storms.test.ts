@@ -3,23 +3,13 @@
  * holding many subscriptions that dies. Counted where it hurts: at the fixture node, on a
  * fake clock the pool and the nodes share.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSeededRandom, HttpTransportPool } from '../../src/index.js';
-import { createFakeClock, createFixtureServer, type FakeClock, type FixtureServer } from '../../src/testing/index.js';
+import { createFakeClock } from '../../src/testing/index.js';
 import { advanceWithIo } from './drive.js';
+import { trackedWebSocketNodes } from './helpers.js';
 
-const servers: FixtureServer[] = [];
-const pools: HttpTransportPool[] = [];
-afterEach(async () => {
-  await Promise.all(pools.splice(0).map((p) => p.close()));
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function node(clock: FakeClock) {
-  const server = await createFixtureServer({ fixtures: [], clock, websocket: { slotIntervalMs: 0 } });
-  servers.push(server);
-  return server;
-}
+const { pools, node } = trackedWebSocketNodes();
 
 describe('an endpoint whose sockets keep dying', () => {
   it('is reconnected to after a growing pause, though every socket confirms before it dies (default backoff 250 ms … 10 s)', async () => {
