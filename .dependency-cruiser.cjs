@@ -25,6 +25,27 @@ module.exports = {
       from: { path: '^src/(pool|admission|reputation|concentration|balance|health|coalesce|batch|retry|jsonrpc|errors|http|config)/' },
       to: { path: '^src/(solana|evm|adapters|cli)/' },
     },
+    {
+      name: 'layers-import-downwards',
+      severity: 'error',
+      comment: 'admission < pipeline < parts < pool: the request path knows no between-call part, and nothing below the facade imports it.',
+      from: { path: '^src/(admission|api|pipeline|parts)/' },
+      to: { path: '^src/pool/' },
+    },
+    {
+      name: 'the-request-path-knows-no-part',
+      severity: 'error',
+      comment: 'Stages and the loop see parts only through the contracts they define (pipeline/host.ts).',
+      from: { path: '^src/(admission|api|pipeline)/' },
+      to: { path: '^src/parts/' },
+    },
+    {
+      name: 'admission-below-the-path',
+      severity: 'error',
+      comment: 'Admission decides who may take a call; it knows nothing of how the call is run.',
+      from: { path: '^src/(admission|api)/' },
+      to: { path: '^src/pipeline/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -1,11 +1,11 @@
 export { HttpTransportPool, type AcquireOptions } from './pool/http-transport-pool.js';
-export { HttpRequestPermit } from './pool/permit.js';
-export type { HeadKind, OriginatedAnswer, OriginRequestOptions, RequestOptions, RpcRequester } from './pool/request-options.js';
+export { HttpRequestPermit } from './admission/permit.js';
+export type { HeadKind, OriginatedAnswer, OriginRequestOptions, RequestOptions, RpcRequester } from './api/request-options.js';
 export type { BatchCall, BatchItemResult, BatchOptions, MicroBatchSettings } from './batch/types.js';
 export type { PoolSnapshot, RoleSnapshot, EndpointSnapshot, KindSnapshot } from './pool/snapshot.js';
-export type { ChainStatus } from './pool/chain-guard.js';
-export type { EndpointReputationView } from './pool/pool-health.js';
-export type { EndpointHeadView, EndpointHealthState } from './pool/endpoint-health.js';
+export type { ChainStatus } from './parts/chain-guard.js';
+export type { EndpointReputationView } from './parts/pool-health.js';
+export type { EndpointHeadView, EndpointHealthState } from './parts/endpoint-health.js';
 export type { HealthSettings } from './health/config.js';
 export type { ArchivalKnowledge } from './health/archival-book.js';
 export type { PoolLogger } from './logging/pool-logger.js';
@@ -30,7 +30,7 @@ export type {
   HeadEvent,
   ProbeEvent,
   FleetEvent,
-} from './pool/events.js';
+} from './api/events.js';
 export type {
   Subscription,
   SubscriptionItem,

@@ -15,7 +15,7 @@ import {
   type Networkish,
 } from 'ethers';
 import { TransportError } from '../errors/transport-error.js';
-import type { RpcRequester } from '../pool/request-options.js';
+import type { RpcRequester } from '../api/request-options.js';
 import { callEach, readJsonRpcPayload, toResponseObject, type PoolCallOptions } from './json-rpc-calls.js';
 
 export { findTransportError, INVALID_PARAMS_RPC_CODE, POOL_FAILURE_RPC_CODE, type PoolFailureData } from './rpc-error.js';

@@ -10,7 +10,7 @@
  * is safe to retry. `sturdy-rpc/viem` sets this for you.
  */
 import { parseJsonExact, stringifyJson } from '../jsonrpc/exact-json.js';
-import type { RpcRequester } from '../pool/request-options.js';
+import type { RpcRequester } from '../api/request-options.js';
 import { callEach, readJsonRpcPayload, toResponseObjects, type PoolCallOptions } from './json-rpc-calls.js';
 
 export { findTransportError, INVALID_PARAMS_RPC_CODE, POOL_FAILURE_RPC_CODE, type PoolFailureData } from './rpc-error.js';

@@ -11,7 +11,7 @@
  */
 import { classifyMethod, type MethodOverrides } from '../jsonrpc/method-table.js';
 import type { JsonRpcErrorObject } from '../jsonrpc/envelope.js';
-import type { RequestOptions, RpcRequester } from '../pool/request-options.js';
+import type { RequestOptions, RpcRequester } from '../api/request-options.js';
 import { toJsonRpcError } from './rpc-error.js';
 
 /** A JSON-RPC id as the caller sent it (`bigint` when it exceeds 2^53). */

@@ -10,7 +10,7 @@
  * exact. This module imports nothing from kit.
  */
 import { TransportError } from '../errors/transport-error.js';
-import type { RpcRequester } from '../pool/request-options.js';
+import type { RpcRequester } from '../api/request-options.js';
 import { callEach, readJsonRpcPayload, toResponseObject, toResponseObjects, type PoolCallOptions } from './json-rpc-calls.js';
 
 export { findTransportError, INVALID_PARAMS_RPC_CODE, POOL_FAILURE_RPC_CODE, type PoolFailureData } from './rpc-error.js';

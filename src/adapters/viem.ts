@@ -7,7 +7,7 @@
  * viem, at runtime or in its types, and works with whichever viem the application has.
  */
 import { TransportError } from '../errors/transport-error.js';
-import type { RpcRequester } from '../pool/request-options.js';
+import type { RpcRequester } from '../api/request-options.js';
 import type { PoolCallOptions } from './json-rpc-calls.js';
 import { PoolRpcError } from './rpc-error.js';
 

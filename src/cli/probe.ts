@@ -3,7 +3,7 @@ import type { EndpointConfig } from '../config/types.js';
 import { createEvmClient } from '../evm/client.js';
 import { evmChainOf } from '../evm/chains.js';
 import { HttpTransportPool } from '../pool/http-transport-pool.js';
-import type { RequestOptions } from '../pool/request-options.js';
+import type { RequestOptions } from '../api/request-options.js';
 import { createSolanaClient } from '../solana/client.js';
 import { solanaClusterOf } from '../solana/clusters.js';
 import { defaultEndpointId } from '../config/normalize.js';

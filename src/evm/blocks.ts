@@ -1,5 +1,5 @@
 import { TransportError } from '../errors/transport-error.js';
-import type { RequestOptions } from '../pool/request-options.js';
+import type { RequestOptions } from '../api/request-options.js';
 import { blockParam, checkHash, invalidInput, quantity, type EvmBlockParameter, type Hex } from './inputs.js';
 import type { EvmMethodContext } from './method-context.js';
 import { blockSchema, feeHistorySchema, type EvmBlock, type EvmFeeHistory, type EvmTransaction } from './object-schemas.js';

@@ -1,6 +1,6 @@
 import { TransportError } from '../errors/transport-error.js';
 import { evmSubscriptions, type EvmSubscriptions } from '../subscriptions/evm-helpers.js';
-import type { RequestOptions, RpcRequester } from '../pool/request-options.js';
+import type { RequestOptions, RpcRequester } from '../api/request-options.js';
 import { systemClock, type Clock } from '../clock.js';
 import { assertEvmAddress } from './address.js';
 import { createBlockMethods, type EvmBlockMethods } from './blocks.js';

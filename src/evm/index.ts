@@ -32,7 +32,7 @@ export {
 export type { PollSchedule } from '../retry/poll-schedule.js';
 export { assertEvmAddress, isEvmAddress } from './address.js';
 export { EVM_GENESIS_HASHES, evmChainOf, type EvmChain } from './chains.js';
-export type { RequestOptions, RpcRequester } from '../pool/request-options.js';
+export type { RequestOptions, RpcRequester } from '../api/request-options.js';
 export {
   onNewHeads,
   onLogs,

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { TransportError } from '../errors/transport-error.js';
-import type { RequestOptions } from '../pool/request-options.js';
+import type { RequestOptions } from '../api/request-options.js';
 import { assertEvmAddress } from './address.js';
 import { blockParam, checkHash, invalidInput, quantity, type EvmBlockParameter } from './inputs.js';
 import { fetchLogParts } from './fetch-log-parts.js';

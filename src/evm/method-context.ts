@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { RpcRequester } from '../pool/request-options.js';
+import type { RpcRequester } from '../api/request-options.js';
 
 /** What every family of typed EVM calls shares. */
 export interface EvmMethodContext {

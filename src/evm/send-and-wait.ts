@@ -1,7 +1,7 @@
 import { sleep, systemClock, type Clock } from '../clock.js';
 import { isTransportError, TransportError } from '../errors/transport-error.js';
 import { evmTransactionHashFromSendParams } from '../jsonrpc/transaction-id.js';
-import type { RpcRequester } from '../pool/request-options.js';
+import type { RpcRequester } from '../api/request-options.js';
 import { badPollScheduleField, pollIntervalMs, type PollSchedule } from '../retry/poll-schedule.js';
 import { assertEvmAddress } from './address.js';
 import { blockParam, invalidInput, type Hex } from './inputs.js';

@@ -1,4 +1,4 @@
-import type { RequestOptions } from '../pool/request-options.js';
+import type { RequestOptions } from '../api/request-options.js';
 import { assertEvmAddress } from './address.js';
 import { blockParam, callRequestParam, type EvmBlockParameter, type EvmCallRequest, type Hex } from './inputs.js';
 import type { EvmMethodContext } from './method-context.js';

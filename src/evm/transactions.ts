@@ -1,6 +1,6 @@
 import { TransportError } from '../errors/transport-error.js';
 import { isAnswerAbout, lookupIdOf } from '../jsonrpc/transaction-id.js';
-import type { RequestOptions } from '../pool/request-options.js';
+import type { RequestOptions } from '../api/request-options.js';
 import { checkHash, invalidInput, type Hex } from './inputs.js';
 import type { EvmMethodContext } from './method-context.js';
 import { receiptSchema, transactionSchema, type EvmTransaction, type EvmTransactionReceipt } from './object-schemas.js';

@@ -12,7 +12,7 @@ import type { Clock } from '../clock.js';
  * benched an endpoint; `breaker`: a host breaker opened; `chain`: the chain guard's verdict on
  * an endpoint; `head`: an endpoint's head as one process observed it (`fleet/head-facts.ts`:
  * quantity, decimal head, its age carried by the TTL). A new topic goes here, to `TOPICS` in
- * `redis-backend.ts`, and gets a handler in `pool/fleet-wiring.ts`.
+ * `redis-backend.ts`, and gets a handler in `parts/fleet-wiring.ts`.
  */
 export type FleetTopic = 'cooldown' | 'bench' | 'breaker' | 'chain' | 'head';
 

@@ -4,7 +4,7 @@
  * back, a breaker opens or closes, a chain verdict, a reconciliation), never once per call or
  * per response. Fields name endpoints by id and operator only — never a URL, header or key.
  */
-import type { PoolEventMap, PoolEventName } from '../pool/events.js';
+import type { PoolEventMap, PoolEventName } from '../api/events.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 

@@ -4,8 +4,8 @@
  * know about, logged once per such send). Nothing is ever written to the console.
  */
 import { isTransportError } from '../errors/transport-error.js';
-import type { CallObserver } from '../pool/call-observer.js';
-import type { PoolEventName, PoolEvents } from '../pool/events.js';
+import type { CallObserver } from '../pipeline/call-observer.js';
+import type { PoolEventName, PoolEvents } from '../api/events.js';
 import { LOG_RULES, type LogEntry, type LogLevel, type LogMemory } from './log-rules.js';
 
 /** A logger with the shape of pino's and the console's: `logger.warn(fields, message)`. */

@@ -4,7 +4,7 @@
  * attempts, retries). An exporter only decides how to hand the numbers over.
  */
 import type { HttpTransportPool } from '../pool/http-transport-pool.js';
-import type { ObservedAttempt, ObservedCall, ObservedCallEnd } from '../pool/call-observer.js';
+import type { ObservedAttempt, ObservedCall, ObservedCallEnd } from '../pipeline/call-observer.js';
 import { CALL_METRICS, causeLabel, EVENT_COUNTERS, labelCombinations, outcomeCode, type MetricTopology } from './definitions.js';
 import { CounterTally, keyOf } from './tally.js';
 

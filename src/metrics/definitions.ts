@@ -11,7 +11,7 @@
  * Adding a counter for a new event, or a gauge for a new snapshot field, is one entry in
  * {@link EVENT_COUNTERS} or {@link SNAPSHOT_GAUGES}.
  */
-import type { PoolEventMap, PoolEventName } from '../pool/events.js';
+import type { PoolEventMap, PoolEventName } from '../api/events.js';
 import type { PoolSnapshot } from '../pool/snapshot.js';
 import { DISPATCH_STATES, FAILURE_CAUSES } from '../retry/causes.js';
 import { TRANSPORT_ERROR_CODES } from '../errors/codes.js';

@@ -7,7 +7,7 @@
  */
 import { Gauge, register as globalRegistry, type Metric, type MetricObjectWithValues, type MetricValue, type Registry } from 'prom-client';
 import type { HttpTransportPool } from '../pool/http-transport-pool.js';
-import { OBSERVE_CALLS } from '../pool/call-observer.js';
+import { OBSERVE_CALLS } from '../pipeline/call-observer.js';
 import { CallTallies, runOnce } from './call-tallies.js';
 import { CALL_METRICS, DEFAULT_DURATION_BUCKETS, EVENT_COUNTERS, SNAPSHOT_GAUGES, topologyOf } from './definitions.js';
 import { CounterTally, HistogramTally } from './tally.js';

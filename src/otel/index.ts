@@ -25,7 +25,7 @@ import {
   type TracerProvider,
 } from '@opentelemetry/api';
 import type { HttpTransportPool } from '../pool/http-transport-pool.js';
-import { OBSERVE_CALLS, type CallObserver, type ObservedCall } from '../pool/call-observer.js';
+import { OBSERVE_CALLS, type CallObserver, type ObservedCall } from '../pipeline/call-observer.js';
 import { CallTallies, runOnce } from '../metrics/call-tallies.js';
 import { CALL_METRICS, causeLabel, outcomeCode, SNAPSHOT_GAUGES, topologyOf } from '../metrics/definitions.js';
 

@@ -1,19 +1,18 @@
 /**
  * The pool's admission of calls: permits for a kind (now or after a wait), a hedge's permit
  * (another operator first), a pinned call's checks, and what a chain verdict or pool.close()
- * does to the waiters. Wraps the admitter (`admission.ts`) with the pool's kind groups;
- * the request loop reaches it through its internals (`internals.ts`).
+ * does to the waiters. Wraps the admitter (`admission/admitter.ts`) with the pool's kind
+ * groups; the request path reaches it through its host (`pipeline/host.ts`).
  */
-import { abortedError, type Admission } from './admission.js';
-import type { KindGroup } from './admission-model.js';
-import type { AcquireOptions, RetryAvoidance } from './internals.js';
-import { HttpRequestPermit, permitRole, type PermitHost } from './permit.js';
+import { abortedError, type Admission } from '../admission/admitter.js';
+import type { KindGroup } from '../admission/admission-model.js';
+import type { AcquireOptions, RetryAvoidance } from '../admission/acquire-options.js';
+import { HttpRequestPermit, permitRole, type PermitHost } from '../admission/permit.js';
 import type { Clock } from '../clock.js';
 import type { NormalizedEndpoint } from '../config/normalize.js';
 import { poolClosedError, TransportError } from '../errors/transport-error.js';
 import type { RequestKind } from '../retry/causes.js';
-import { chainMismatchError } from './chain-guard.js';
-import { noEndpointError } from './call-errors.js';
+import { chainMismatchError } from '../parts/chain-guard.js';
 
 export class PoolAdmission {
   closed = false;
@@ -103,7 +102,7 @@ export class PoolAdmission {
     if (options.signal?.aborted) return Promise.reject(abortedError(options.signal));
     const group = this.#groups.get(kind);
     const pin = options.endpoint === undefined ? undefined : group?.roles.find((role) => role.endpointId === options.endpoint);
-    if (!group || (options.endpoint !== undefined && !pin)) return Promise.reject(noEndpointError(this.#endpoints, kind, options.endpoint));
+    if (!group || (options.endpoint !== undefined && !pin)) return Promise.reject(this.#noEndpoint(kind, options.endpoint));
     if (group.enabledRoles === 0 || pin?.disabled) return Promise.reject(chainMismatchError(this.#expectedChain, kind, pin?.endpointId));
     const timeoutMs = options.timeoutMs ?? (pin ? pin.settings.requestTimeoutMs : group.defaultTimeoutMs);
     if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
@@ -133,5 +132,16 @@ export class PoolAdmission {
     this.closed = true;
     this.closedError = poolClosedError();
     for (const group of this.#groups.values()) this.#admission.rejectAll(group, poolClosedError);
+  }
+
+  #noEndpoint(kind: RequestKind, pinned: string | undefined): TransportError<'NO_ENDPOINT'> {
+    if (pinned === undefined) return new TransportError('NO_ENDPOINT', `No endpoint serves '${kind}' requests`, { context: { kind } });
+    // Echo a pin only when it is a configured id: a caller may have passed a URL (with its key) by mistake.
+    if (this.#endpoints.some((endpoint) => endpoint.id === pinned)) {
+      return new TransportError('NO_ENDPOINT', `Endpoint '${pinned}' does not serve '${kind}' requests`, {
+        context: { kind, pinnedEndpoint: pinned },
+      });
+    }
+    return new TransportError('NO_ENDPOINT', `The pinned endpoint is not a configured endpoint id (kind '${kind}')`, { context: { kind } });
   }
 }

@@ -2,11 +2,11 @@ import type { Availability, RoleState } from '../admission/role-state.js';
 import type { NormalizedEndpoint } from '../config/normalize.js';
 import type { RequestKind } from '../retry/causes.js';
 import type { SubscriptionEndpointSnapshot } from '../subscriptions/manager.js';
-import type { ChainGuard, ChainStatus } from './chain-guard.js';
-import type { Hedging } from './hedged-attempt.js';
-import type { EndpointReputationView, PoolHealth } from './pool-health.js';
+import type { ChainGuard, ChainStatus } from '../parts/chain-guard.js';
+import type { Hedging } from '../pipeline/hedge-state.js';
+import type { EndpointReputationView, PoolHealth } from '../parts/pool-health.js';
 import type { ArchivalKnowledge } from '../health/archival-book.js';
-import type { EndpointHeadView, EndpointHealth, EndpointHealthState } from './endpoint-health.js';
+import type { EndpointHeadView, EndpointHealth, EndpointHealthState } from '../parts/endpoint-health.js';
 
 export interface RoleSnapshot {
   readonly endpointId: string;

@@ -6,7 +6,7 @@
  * proof holds only where both answers carry it.
  */
 import { isTransportError } from '../errors/transport-error.js';
-import type { RequestOptions, RpcRequester } from '../pool/request-options.js';
+import type { RequestOptions, RpcRequester } from '../api/request-options.js';
 
 /** One parsed answer and who gave it. */
 export interface Witness<T> {

@@ -1,5 +1,5 @@
 import { TransportError } from '../errors/transport-error.js';
-import type { RequestOptions } from '../pool/request-options.js';
+import type { RequestOptions } from '../api/request-options.js';
 import { assertSolanaAddress } from './address.js';
 import {
   checkDataSlice,

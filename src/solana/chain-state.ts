@@ -1,6 +1,6 @@
 import { base64 } from '@scure/base';
 import * as z from 'zod';
-import type { RequestOptions } from '../pool/request-options.js';
+import type { RequestOptions } from '../api/request-options.js';
 import { assertSolanaAddress } from './address.js';
 import { withContext } from './account-schemas.js';
 import { invalidInput } from './inputs.js';

@@ -1,5 +1,5 @@
 import { systemClock, type Clock } from '../clock.js';
-import type { RequestOptions, RpcRequester } from '../pool/request-options.js';
+import type { RequestOptions, RpcRequester } from '../api/request-options.js';
 import { assertSolanaAddress } from './address.js';
 import { solanaSubscriptions, type SolanaSubscriptions } from '../subscriptions/solana-helpers.js';
 import { unhealthyAnswerOf, type GetHealthReturnType } from './health.js';

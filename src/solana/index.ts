@@ -80,7 +80,7 @@ export {
   solanaSignatureFromWire,
   type SolanaWireEncoding,
 } from '../jsonrpc/transaction-id.js';
-export type { RequestOptions, RpcRequester } from '../pool/request-options.js';
+export type { RequestOptions, RpcRequester } from '../api/request-options.js';
 export {
   onSlot,
   onAccountChange,

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { RpcRequester } from '../pool/request-options.js';
+import type { RpcRequester } from '../api/request-options.js';
 import { checkCommitment, checkSafeUint, compactConfig, type SolanaCommitment } from './inputs.js';
 
 /** What every family of typed calls shares: the requester, the client's defaults and its clock. */

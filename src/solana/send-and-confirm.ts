@@ -1,6 +1,6 @@
 import { systemClock } from '../clock.js';
 import { isTransportError } from '../errors/transport-error.js';
-import type { RpcRequester } from '../pool/request-options.js';
+import type { RpcRequester } from '../api/request-options.js';
 import { createTransactionMethods, checkWireTransaction, type SendTransactionParameters } from './transactions.js';
 import { checkWaitOptions, waitForSignature, type WaitForSignatureOptions, type WaitForSignatureReturnType } from './wait-for-signature.js';
 import { blockhashFromWireBytes } from './wire-message.js';

@@ -1,6 +1,6 @@
 import { sleep, type Clock } from '../clock.js';
 import { isTransportError, TransportError } from '../errors/transport-error.js';
-import type { RpcRequester } from '../pool/request-options.js';
+import type { RpcRequester } from '../api/request-options.js';
 import * as z from 'zod';
 import { askTwoOperators } from '../proof/two-operators.js';
 import {

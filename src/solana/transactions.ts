@@ -1,6 +1,6 @@
 import { TransportError } from '../errors/transport-error.js';
 import { decodeSolanaWire, solanaSignatureFromWireBytes, type SolanaWireEncoding } from '../jsonrpc/transaction-id.js';
-import type { RequestOptions } from '../pool/request-options.js';
+import type { RequestOptions } from '../api/request-options.js';
 import { SOLANA_MAX_ACCOUNT_DATA_BYTES } from './account-data.js';
 import { checkBoolean, checkCommitment, checkSafeUint, compactConfig, invalidInput, type SolanaCommitment } from './inputs.js';
 import { paramsWith, readConfig, type SolanaMethodContext, type SolanaReadParameters } from './method-context.js';

@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from '../clock.js';
 import { TransportError } from '../errors/transport-error.js';
-import type { RpcRequester } from '../pool/request-options.js';
+import type { RpcRequester } from '../api/request-options.js';
 import type { ExpiryEvidence, SignaturePollSchedule } from './confirmation.js';
 import { checkCommitment, invalidInput, type SolanaCommitment } from './inputs.js';
 import { pollSignature } from './signature-polling.js';

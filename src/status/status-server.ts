@@ -7,7 +7,7 @@ import { stringifyJson } from '../jsonrpc/exact-json.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../clock.js';
-import type { PoolEventListener, PoolEventName } from '../pool/events.js';
+import type { PoolEventListener, PoolEventName } from '../api/events.js';
 import type { PoolSnapshot } from '../pool/snapshot.js';
 import { RecentActivity, type RecentEndpointActivity } from './recent-activity.js';
 

@@ -1,7 +1,7 @@
 /** Typed EVM subscriptions over a pool: `onNewHeads` and `onLogs` (exact quantities). */
 import { isEvmAddress } from '../evm/address.js';
 import { TransportError } from '../errors/transport-error.js';
-import type { RpcRequester } from '../pool/request-options.js';
+import type { RpcRequester } from '../api/request-options.js';
 import { mapSubscription, type Subscriber } from './mapped.js';
 import { asSubscriber } from './solana-helpers.js';
 import type { SubscribeOptions, Subscription } from './types.js';

@@ -23,7 +23,7 @@ import { streamProfileOf } from './stream-profile.js';
 import { ManagedSubscription, type SubscriptionOwner } from './subscription.js';
 import type { RebindReason, SubscribeOptions, Subscription, SubscriptionEvent } from './types.js';
 
-/** What the manager needs from the pool (see pool/subscriptions.ts). */
+/** What the manager needs from the pool (see parts/subscriptions.ts). */
 export interface SubscriptionHost {
   readonly clock: Clock;
   readonly random: Random;

@@ -4,7 +4,7 @@
  * (resolves once, and survives a dropped socket).
  */
 import { TransportError } from '../errors/transport-error.js';
-import type { RpcRequester } from '../pool/request-options.js';
+import type { RpcRequester } from '../api/request-options.js';
 import { isBase58OfLength } from '../jsonrpc/base58.js';
 import { checkCommitment, compactConfig, invalidInput, type SolanaCommitment } from '../solana/inputs.js';
 import { mapSubscription, type Subscriber } from './mapped.js';

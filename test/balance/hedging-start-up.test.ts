@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LatencyQuantile, hedgeDelayMs } from '../../src/balance/hedge-policy.js';
-import type { HedgeEvent } from '../../src/pool/events.js';
+import type { HedgeEvent } from '../../src/api/events.js';
 import { answerAfter, hangUntilAborted } from '../helpers/scripted-executor.js';
 import { createTestPool, endpoint, track } from '../pool/pool-fixtures.js';
 

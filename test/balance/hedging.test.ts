@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LatencyQuantile, RetryBudget, hedgeDelayMs } from '../../src/balance/hedge-policy.js';
 import type { EndpointConfig, HttpTransportPoolOptions } from '../../src/config/types.js';
-import type { HedgeEvent } from '../../src/pool/events.js';
+import type { HedgeEvent } from '../../src/api/events.js';
 import { createSolanaClient } from '../../src/solana/client.js';
 import { closeAllServers, sendResult, startRpcServer, type RpcHandler } from '../helpers/loopback.js';
 import { closePools, createPool, rejection } from '../helpers/pools.js';

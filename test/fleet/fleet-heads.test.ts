@@ -11,7 +11,7 @@ import { decodeHeadFact, HEAD_FACT_TTL_MS, HeadTeller } from '../../src/fleet/he
 import { believeRemoteHead } from '../../src/health/remote-head.js';
 import type { FleetFact } from '../../src/fleet/types.js';
 import type { ExecuteRequest } from '../../src/http/executor.js';
-import type { FleetEvent, HeadEvent, ProbeEvent } from '../../src/pool/events.js';
+import type { FleetEvent, HeadEvent, ProbeEvent } from '../../src/api/events.js';
 import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
 import { createFakeClock, type FakeClock } from '../../src/testing/fake-clock.js';
 import { createScriptedExecutor, ok } from '../helpers/scripted-executor.js';

@@ -3,7 +3,7 @@ import type { EndpointConfig, HttpTransportPoolOptions } from '../../src/config/
 import type { FleetCoordinator } from '../../src/fleet/coordinator.js';
 import type { RawOutcome } from '../../src/http/executor.js';
 import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
-import type { FleetEvent } from '../../src/pool/events.js';
+import type { FleetEvent } from '../../src/api/events.js';
 import { createFakeClock, type FakeClock } from '../../src/testing/fake-clock.js';
 import { createSeededRandom } from '../../src/clock.js';
 import { createScriptedExecutor, ok, type Script } from '../helpers/scripted-executor.js';

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { EndpointConfig } from '../../src/config/types.js';
 import { TransportError } from '../../src/errors/transport-error.js';
 import { createRedisFleet, type RedisFleet } from '../../src/fleet/index.js';
-import type { FleetEvent } from '../../src/pool/events.js';
+import type { FleetEvent } from '../../src/api/events.js';
 import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
 import { closeAllServers, startRpcServer, type RpcServer } from '../helpers/loopback.js';
 import { createScriptedExecutor } from '../helpers/scripted-executor.js';

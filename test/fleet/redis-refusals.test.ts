@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, it } from 'vitest';
 import type { EndpointConfig } from '../../src/config/types.js';
 import { createRedisFleet } from '../../src/fleet/index.js';
-import type { FleetEvent } from '../../src/pool/events.js';
+import type { FleetEvent } from '../../src/api/events.js';
 import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
 import { startRpcServer } from '../helpers/loopback.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSeededRandom } from '../../src/clock.js';
 import type { HttpExecutor } from '../../src/http/executor.js';
 import { createUndiciExecutor } from '../../src/http/undici-executor.js';
-import type { HeadEvent, ProbeEvent } from '../../src/pool/events.js';
+import type { HeadEvent, ProbeEvent } from '../../src/api/events.js';
 import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
 import { createFakeClock, type FakeClock } from '../../src/testing/fake-clock.js';
 import { startAnvil, type AnvilInstance } from '../helpers/anvil.js';

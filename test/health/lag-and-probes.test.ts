@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createSeededRandom } from '../../src/clock.js';
 import type { EndpointConfig, HttpTransportPoolOptions } from '../../src/config/types.js';
 import type { ExecuteRequest, RawOutcome } from '../../src/http/executor.js';
-import type { HeadEvent, ProbeEvent } from '../../src/pool/events.js';
+import type { HeadEvent, ProbeEvent } from '../../src/api/events.js';
 import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
 import { createFakeClock, type FakeClock } from '../../src/testing/fake-clock.js';
 import { createScriptedExecutor, hangUntilAborted, ok } from '../helpers/scripted-executor.js';

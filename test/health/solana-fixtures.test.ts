@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSeededRandom } from '../../src/clock.js';
-import type { HeadEvent, ProbeEvent } from '../../src/pool/events.js';
+import type { HeadEvent, ProbeEvent } from '../../src/api/events.js';
 import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
 import { createFakeClock, type FakeClock } from '../../src/testing/fake-clock.js';
 import { createFixtureServer, type FixtureServer } from '../../src/testing/fixture-server.js';

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSeededRandom } from '../../src/clock.js';
 import type { ExecuteRequest } from '../../src/http/executor.js';
-import type { HeadEvent, ProbeEvent } from '../../src/pool/events.js';
+import type { HeadEvent, ProbeEvent } from '../../src/api/events.js';
 import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
 import { createFakeClock, type FakeClock } from '../../src/testing/fake-clock.js';
 import { createScriptedExecutor, ok } from '../helpers/scripted-executor.js';

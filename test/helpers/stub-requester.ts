@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { TransportError } from '../../src/errors/transport-error.js';
-import type { RequestOptions, RpcRequester } from '../../src/pool/request-options.js';
+import type { RequestOptions, RpcRequester } from '../../src/api/request-options.js';
 
 /** One call a {@link stub} requester received. */
 export interface Call {

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSeededRandom } from '../../src/clock.js';
 import type { EndpointConfig, HttpTransportPoolOptions } from '../../src/config/types.js';
 import { createEvmClient } from '../../src/evm/client.js';
-import type { ChainEvent } from '../../src/pool/events.js';
+import type { ChainEvent } from '../../src/api/events.js';
 import type { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
 import { createSolanaClient } from '../../src/solana/client.js';
 import { SOLANA_GENESIS_HASHES } from '../../src/solana/clusters.js';

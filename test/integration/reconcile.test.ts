@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { EndpointConfig, HttpTransportPoolOptions } from '../../src/config/types.js';
 import type { TransportError } from '../../src/errors/transport-error.js';
 import { evmTransactionHashFromSendParams } from '../../src/jsonrpc/transaction-id.js';
-import type { ReconcileEvent } from '../../src/pool/events.js';
+import type { ReconcileEvent } from '../../src/api/events.js';
 import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
 import { createFixtureServer, loadFixtures, parseFixture, type FixtureServer } from '../../src/testing/index.js';
 import { startAnvil, type AnvilInstance } from '../helpers/anvil.js';

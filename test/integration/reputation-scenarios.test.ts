@@ -3,7 +3,7 @@ import { createSeededRandom } from '../../src/clock.js';
 import type { EndpointConfig, HttpTransportPoolOptions } from '../../src/config/types.js';
 import type { HttpExecutor, RawOutcome } from '../../src/http/executor.js';
 import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
-import type { ReputationEvent } from '../../src/pool/events.js';
+import type { ReputationEvent } from '../../src/api/events.js';
 import { createFakeClock, type FakeClock } from '../../src/testing/fake-clock.js';
 import { closeAllServers, sendBody, sendResult, startRpcServer, type RpcHandler, type RpcServer } from '../helpers/loopback.js';
 import { createScriptedExecutor } from '../helpers/scripted-executor.js';

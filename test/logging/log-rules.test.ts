@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LOG_RULES, type LogEntry, type LogMemory } from '../../src/logging/log-rules.js';
-import type { PoolEventMap, PoolEventName } from '../../src/pool/events.js';
+import type { PoolEventMap, PoolEventName } from '../../src/api/events.js';
 
 function line<E extends PoolEventName>(name: E, event: PoolEventMap[E], memory: LogMemory = { bands: new Map() }): [string, string] | undefined {
   const rule = LOG_RULES[name] as ((e: PoolEventMap[E], m: LogMemory) => LogEntry | undefined) | undefined;

@@ -4,7 +4,7 @@ import { evmTransactionHashFromSendParams } from '../../src/jsonrpc/transaction-
 import type { EndpointConfig, ExpectedChain, HttpTransportPoolOptions } from '../../src/config/types.js';
 import { TransportError } from '../../src/errors/transport-error.js';
 import type { ExecuteRequest, RawOutcome } from '../../src/http/executor.js';
-import type { ChainEvent, FailureEvent } from '../../src/pool/events.js';
+import type { ChainEvent, FailureEvent } from '../../src/api/events.js';
 import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
 import { SOLANA_GENESIS_HASHES } from '../../src/solana/clusters.js';
 import { createFakeClock } from '../../src/testing/fake-clock.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EndpointConfig } from '../../src/config/types.js';
-import type { ReshapeEvent } from '../../src/pool/events.js';
+import type { ReshapeEvent } from '../../src/api/events.js';
 import { createTestPool, type TestPool } from './pool-fixtures.js';
 
 /** Two endpoints of one operator (alpha-rpc.com) and one of another (beta-node.net). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CooldownEvent, RateLimitedEvent } from '../../src/pool/events.js';
+import type { CooldownEvent, RateLimitedEvent } from '../../src/api/events.js';
 import { createTestPool, endpoint, roleOf, track, type TestPool } from './pool-fixtures.js';
 
 async function rateLimitA(t: TestPool, providerDelayMs?: number): Promise<void> {

@@ -1,7 +1,7 @@
 import { createSeededRandom } from '../../src/clock.js';
 import type { EndpointConfig, HttpTransportPoolOptions } from '../../src/config/types.js';
 import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
-import type { HttpRequestPermit } from '../../src/pool/permit.js';
+import type { HttpRequestPermit } from '../../src/admission/permit.js';
 import { createFakeClock, type FakeClock } from '../../src/testing/fake-clock.js';
 import { createScriptedExecutor } from '../helpers/scripted-executor.js';
 

@@ -6,7 +6,7 @@ import { createSeededRandom } from '../../src/clock.js';
 import type { EndpointConfig, HttpTransportPoolOptions } from '../../src/config/types.js';
 import { isTransportError, TransportError } from '../../src/errors/transport-error.js';
 import type { RawOutcome } from '../../src/http/executor.js';
-import type { ReconcileEvent } from '../../src/pool/events.js';
+import type { ReconcileEvent } from '../../src/api/events.js';
 import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
 import { createFakeClock, type FakeClock } from '../../src/testing/fake-clock.js';
 import { loadFixture } from '../helpers/loopback.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { EndpointConfig } from '../../src/config/types.js';
 import type { RawOutcome } from '../../src/http/executor.js';
-import type { BreakerEvent, ReputationEvent } from '../../src/pool/events.js';
-import type { RequestOptions } from '../../src/pool/request-options.js';
+import type { BreakerEvent, ReputationEvent } from '../../src/api/events.js';
+import type { RequestOptions } from '../../src/api/request-options.js';
 import type { FailureCause } from '../../src/retry/causes.js';
 import { createTestPool, endpoint, track, type TestPool } from './pool-fixtures.js';
 

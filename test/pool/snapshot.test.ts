@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { createSeededRandom } from '../../src/clock.js';
 import type { EndpointConfig } from '../../src/config/types.js';
-import type { PoolEventName } from '../../src/pool/events.js';
+import type { PoolEventName } from '../../src/api/events.js';
 import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
 import { createFakeClock } from '../../src/testing/fake-clock.js';
 import { createScriptedExecutor, type Script } from '../helpers/scripted-executor.js';

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { isInteger, parse } from 'lossless-json';
 import { describe, expect, it } from 'vitest';
 import { TransportError } from '../../src/errors/transport-error.js';
-import type { RpcRequester } from '../../src/pool/request-options.js';
+import type { RpcRequester } from '../../src/api/request-options.js';
 import { createEvmClient } from '../../src/evm/index.js';
 import { createSolanaClient, solanaClusterOf } from '../../src/solana/index.js';
 import { callTypedFixture, reviveExpected } from '../helpers/typed-fixture.js';

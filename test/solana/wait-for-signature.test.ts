@@ -1,7 +1,7 @@
 import { base58, base64 } from '@scure/base';
 import { describe, expect, it } from 'vitest';
 import { TransportError } from '../../src/errors/transport-error.js';
-import type { RpcRequester } from '../../src/pool/request-options.js';
+import type { RpcRequester } from '../../src/api/request-options.js';
 import { sleep } from '../../src/clock.js';
 import { blockhashFromWireBytes, createSolanaClient, sendAndConfirm, waitForSignature } from '../../src/solana/index.js';
 import { createFakeClock, type FakeClock } from '../../src/testing/index.js';

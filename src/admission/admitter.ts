@@ -1,4 +1,4 @@
-import type { RoleState } from '../admission/role-state.js';
+import type { RoleState } from './role-state.js';
 import type { Clock } from '../clock.js';
 import { TransportError } from '../errors/transport-error.js';
 import type { Balancer } from '../balance/balancer.js';

@@ -19,7 +19,7 @@ import type { ReputationKey } from '../reputation/keys.js';
 import type { RequestKind } from '../retry/causes.js';
 import type { ChainGuard } from './chain-guard.js';
 import type { HeadSink } from './endpoint-health.js';
-import type { PoolEvents } from './events.js';
+import type { PoolEvents } from '../api/events.js';
 import type { HealthFleetHooks, PoolHealth } from './pool-health.js';
 
 /** How long a chain verdict is remembered by the fleet: an endpoint's URL may be re-pointed at another node. */

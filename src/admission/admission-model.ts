@@ -2,7 +2,7 @@
  * What admission works on: tiers and kind groups (built by `topology.ts`), one admission
  * request, a waiter, and the hooks into reputation and the chain guard.
  */
-import type { RoleState } from '../admission/role-state.js';
+import type { RoleState } from './role-state.js';
 import type { OperatorCeiling } from '../balance/operator-ceiling.js';
 import type { TimerHandle } from '../clock.js';
 import type { TierRotation } from '../concentration/rotation.js';

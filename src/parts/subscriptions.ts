@@ -16,8 +16,8 @@ import { meterDecision, type MeterDecision } from '../subscriptions/resubscribe-
 import { defaultSocketFactory } from '../subscriptions/socket.js';
 import type { SubscribeOptions, Subscription } from '../subscriptions/types.js';
 import type { ChainGuard } from './chain-guard.js';
-import type { PoolEvents } from './events.js';
-import type { CandidateFilter } from './admission-model.js';
+import type { PoolEvents } from '../api/events.js';
+import type { CandidateFilter } from '../admission/admission-model.js';
 import { TransportError } from '../errors/transport-error.js';
 
 /** `INVALID_INPUT` for a subscribe call that must not reach a socket; undefined when it may. */

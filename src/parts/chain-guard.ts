@@ -8,7 +8,7 @@ import { failureOf } from '../http/classify.js';
 import type { ClassifiedFailure, ClassifiedOutcome } from '../http/outcome.js';
 import { createRequestBody } from '../jsonrpc/envelope.js';
 import { isBase58OfLength } from '../jsonrpc/base58.js';
-import type { PoolEvents } from './events.js';
+import type { PoolEvents } from '../api/events.js';
 
 /** One question asked of an endpoint before its first call, and how to read the answer. */
 export interface ChainCheck {

@@ -1,4 +1,4 @@
-import type { RoleState } from '../admission/role-state.js';
+import type { RoleState } from './role-state.js';
 import type { WaitingFor, WaitingReason } from '../errors/waiting-for.js';
 import type { FailureCause } from '../retry/causes.js';
 

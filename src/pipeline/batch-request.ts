@@ -9,16 +9,16 @@ import { attributeBatch, type BatchSlot } from '../batch/attribute.js';
 import { batchRefusal, endpointVerdict, itemRetryClass, requestRetryClass } from '../batch/rules.js';
 import type { ClassifiedFailure } from '../http/outcome.js';
 import type { BatchCall, BatchItemResult, BatchOptions } from '../batch/types.js';
-import { isTransportError, TransportError, type AttemptRecord } from '../errors/transport-error.js';
+import { TransportError, type AttemptRecord } from '../errors/transport-error.js';
 import { createRequestBody } from '../jsonrpc/envelope.js';
 import { lookupIdOf, sentTransactionIdOf, type LookupId } from '../jsonrpc/transaction-id.js';
 import type { RequestKind, RetryClass } from '../retry/causes.js';
-import { evaluateTransportRetry } from '../retry/evaluate.js';
-import { AttemptControl, sendRaw } from './attempt.js';
+import { AttemptControl, sendRaw } from './exchange.js';
 import { failWhileWaiting, finalError, type FailedCall } from './call-errors.js';
-import type { AcquireOptions, PoolInternals, RetryAvoidance } from './internals.js';
-import { permitRole, type HttpRequestPermit } from './permit.js';
-import { transportErrorOf, type AttemptFailure } from './run-attempt.js';
+import type { AcquireOptions, PipelineHost, RetryAvoidance } from './host.js';
+import { permitRole, type HttpRequestPermit } from '../admission/permit.js';
+import { transportErrorOf, type AttemptFailure } from './call-context.js';
+import { admissionError, evaluate } from './request-loop.js';
 
 /** One item from call to settlement. */
 interface BatchItem extends FailedCall {
@@ -31,9 +31,26 @@ interface BatchItem extends FailedCall {
   last: AttemptFailure | undefined;
 }
 
+/** Most items in one batch request to an endpoint: its `maxBatchSize`, or less once it refused a batch. */
+export interface BatchSizes {
+  of(endpointId: string): number;
+  /** `endpointId` refused a batch: at most `limit` items per request to it from now on. */
+  limit(endpointId: string, limit: number): void;
+}
+
+/** The batch sizes of the pool's endpoints (`maxBatchSize`, lowered by refusals). */
+export function createBatchSizes(initial: ReadonlyMap<string, number>, fallback: number): BatchSizes {
+  const sizes = new Map(initial);
+  return {
+    of: (endpointId) => sizes.get(endpointId) ?? fallback,
+    limit: (endpointId, limit) => sizes.set(endpointId, Math.max(1, Math.min(limit, sizes.get(endpointId) ?? limit))),
+  };
+}
+
 /** One kind's items under one deadline. */
 interface Group {
-  readonly pool: PoolInternals;
+  readonly pool: PipelineHost;
+  readonly sizes: BatchSizes;
   readonly kind: RequestKind;
   readonly options: BatchOptions;
   readonly requestClass: RetryClass;
@@ -48,7 +65,7 @@ function invalidInput(field: string, message: string): TransportError<'INVALID_I
   return new TransportError('INVALID_INPUT', message, { context: { field } });
 }
 
-function itemsOf(pool: PoolInternals, calls: readonly BatchCall[]): BatchItem[] {
+function itemsOf(pool: PipelineHost, calls: readonly BatchCall[]): BatchItem[] {
   if (!Array.isArray(calls)) throw invalidInput('calls', 'calls must be an array of { method, params }');
   return calls.map((call, index): BatchItem => {
     const method: unknown = (call as BatchCall | undefined)?.method;
@@ -68,7 +85,7 @@ function itemsOf(pool: PoolInternals, calls: readonly BatchCall[]): BatchItem[] 
 }
 
 /** Runs a batch; resolves with one result per call, in order. Rejects only for invalid input (nothing sent). */
-export async function runBatch(pool: PoolInternals, calls: readonly BatchCall[], options: BatchOptions = {}): Promise<BatchItemResult[]> {
+export async function runBatch(pool: PipelineHost, sizes: BatchSizes, calls: readonly BatchCall[], options: BatchOptions = {}): Promise<BatchItemResult[]> {
   const items = itemsOf(pool, calls);
   const results: BatchItemResult[] = new Array<BatchItemResult>(items.length);
   const byKind = new Map<RequestKind, BatchItem[]>();
@@ -84,6 +101,7 @@ export async function runBatch(pool: PoolInternals, calls: readonly BatchCall[],
       runGroup(
         {
           pool,
+          sizes,
           kind,
           options,
           requestClass: requestRetryClass(members.map((item) => item.retryClass)),
@@ -107,8 +125,8 @@ function settle(group: Group, item: BatchItem, outcome: BatchItemResult | Transp
 async function runGroup(group: Group, items: readonly BatchItem[]): Promise<void> {
   const { pool, kind, options } = group;
   const { clock } = pool;
-  const budget = pool.hedging?.of(kind)?.budget;
-  for (let i = 0; i < items.length; i++) budget?.deposit();
+  const budget = pool.budgetOf(kind);
+  for (let i = 0; i < items.length; i++) budget.deposit();
   const queue = [...items];
   const inflight = new Set<Promise<void>>();
   let first = true;
@@ -123,7 +141,7 @@ async function runGroup(group: Group, items: readonly BatchItem[]): Promise<void
       try {
         permit = await pool.acquire(kind, acquireOptions, group.avoid);
       } catch (error) {
-        for (const item of queue.splice(0)) settle(group, item, waitError(group, item, error, first));
+        for (const item of queue.splice(0)) settle(group, item, admissionError(pool, item, error, item.last, group.deadlineMs, group.startedAt, first ? 1 : 2));
         continue;
       }
     }
@@ -134,7 +152,7 @@ async function runGroup(group: Group, items: readonly BatchItem[]): Promise<void
       for (const item of queue.splice(0)) settle(group, item, failWhileWaiting(undefined, item, pool.closedError()));
       continue;
     }
-    const chunk = queue.splice(0, pool.maxBatchSize(permit.endpointId));
+    const chunk = queue.splice(0, group.sizes.of(permit.endpointId));
     // One token per item: the permit took the first, the others are charged (README "Batching and coalescing").
     permitRole(permit).bucket?.charge(chunk.length - 1, clock.now());
     const task: Promise<void> = sendRequest(group, permit, chunk).then((retry) => {
@@ -143,17 +161,6 @@ async function runGroup(group: Group, items: readonly BatchItem[]): Promise<void
     });
     inflight.add(task);
   }
-}
-
-/** An item whose next request could not be admitted: the wait's error, or its last failure when no retry fits the deadline. */
-function waitError(group: Group, item: BatchItem, error: unknown, first: boolean): TransportError {
-  const { pool, deadlineMs, startedAt } = group;
-  const closed = pool.closedError();
-  const last = item.last;
-  if (last !== undefined && pool.clock.now() < deadlineMs && isTransportError(error) && !closed && (error.code === 'RATE_LIMITED' || error.code === 'DEADLINE_EXCEEDED')) {
-    return finalError('no-time-to-retry', last, item, last.endpointId, deadlineMs - startedAt, undefined, error);
-  }
-  return failWhileWaiting(error, item, closed, first ? undefined : deadlineMs - startedAt);
 }
 
 /** Sends `chunk` as one request on `permit`, settles what is final and returns the items to send again. */
@@ -190,7 +197,7 @@ async function sendRequest(group: Group, permit: HttpRequestPermit, chunk: reado
     // The node refused the batch, not the calls: nothing was processed, so the items go again
     // in smaller requests (no try spent, no fault recorded: the endpoint answered honestly).
     permit.release();
-    pool.limitBatchSize(endpointId, refusal === 'unsupported' ? 1 : Math.floor(chunk.length / 2));
+    group.sizes.limit(endpointId, refusal === 'unsupported' ? 1 : Math.floor(chunk.length / 2));
     if (events.has('failure')) {
       const failure = attribution.outcomes[0] as ClassifiedFailure;
       events.emit('failure', { ...base(), cause: failure.cause, dispatch: failure.dispatch, status: failure.status, rpcCode: failure.rpcCode, latencyMs, detail: `batch-refused-${refusal}` });
@@ -230,24 +237,14 @@ async function sendRequest(group: Group, permit: HttpRequestPermit, chunk: reado
       return;
     }
     const retryClass = itemRetryClass(attribution.whole, item.retryClass, requestClass);
-    const decision = evaluateTransportRetry({
-      cause: outcome.cause,
-      dispatch: outcome.dispatch,
-      retryClass,
-      attempt: item.tries,
-      settings: pool.retry,
-      providerDelayMs: outcome.providerDelayMs,
-      remainingMs: clock.now() < group.deadlineMs ? Number.POSITIVE_INFINITY : 0,
-      random: pool.random,
-    });
+    const decision = evaluate(pool, failure, retryClass, item.tries, group.deadlineMs);
     const timeoutMs = group.deadlineMs - group.startedAt;
     if (!decision.retry) {
       // The send rule of the request holds for every item in it: the error says it may have been processed.
       settle(group, item, finalError(decision.reason, failure, { ...item, retryClass }, endpointId, timeoutMs));
       return;
     }
-    const budget = pool.hedging?.of(group.kind)?.budget;
-    if (budget !== undefined && !budget.tryRetry(clock.now())) {
+    if (!pool.budgetOf(group.kind).tryRetry(clock.now())) {
       settle(group, item, finalError('budget-exhausted', failure, item, endpointId, timeoutMs));
       return;
     }

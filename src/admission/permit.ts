@@ -1,4 +1,4 @@
-import type { RoleState } from '../admission/role-state.js';
+import type { RoleState } from './role-state.js';
 import type { ClassifiedFailure } from '../http/outcome.js';
 import type { FailureCause, RequestKind } from '../retry/causes.js';
 

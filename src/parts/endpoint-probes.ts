@@ -15,7 +15,7 @@ import { hasSpareCapacity, otherQuantity, PROBE_METHOD, READMIT_AFTER_GOOD_PROBE
 import { createRequestBody } from '../jsonrpc/envelope.js';
 import type { ChainGuard } from './chain-guard.js';
 import { MAX_TIP_AGE_MS, type EndpointHealthHost, type Probe } from './endpoint-health-types.js';
-import type { PoolEvents } from './events.js';
+import type { PoolEvents } from '../api/events.js';
 import type { PoolHealth } from './pool-health.js';
 
 /**

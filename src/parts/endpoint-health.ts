@@ -4,7 +4,7 @@
  * loop of probes, chain re-checks, and archival routing. The decisions live in `src/health/`;
  * this file connects them to roles, reputation, the chain guard and events.
  */
-import type { Exclusion } from './waiting-for.js';
+import type { Exclusion } from '../admission/waiting-for.js';
 import type { RoleState } from '../admission/role-state.js';
 import type { Clock, Random } from '../clock.js';
 import type { NormalizedEndpoint } from '../config/normalize.js';
@@ -19,9 +19,9 @@ import { freshestOf } from '../health/lag.js';
 import { ProbeLoop } from '../health/probe-loop.js';
 import { believeRemoteHead } from '../health/remote-head.js';
 import { readNodeUnhealthy } from '../jsonrpc/heuristics.js';
-import type { CandidateFilter } from './admission-model.js';
+import type { CandidateFilter } from '../admission/admission-model.js';
 import type { ChainGuard } from './chain-guard.js';
-import type { PoolEvents } from './events.js';
+import type { PoolEvents } from '../api/events.js';
 import type { PoolHealth } from './pool-health.js';
 import { createProbeHost, type ProbeParts } from './endpoint-probes.js';
 import { MAX_TIP_AGE_MS, type EndpointHealthHost, type EndpointHealthState, type EndpointHeadView, type HeadSink, type Probe } from './endpoint-health-types.js';

@@ -10,15 +10,15 @@ import type { ReputationSignal } from '../reputation/signals.js';
 import type { ReputationEntry, ReputationStore } from '../reputation/store.js';
 import { initialReputationEntry, type ReputationChange, type ReputationView } from '../reputation/tracker.js';
 import type { FailureCause } from '../retry/causes.js';
-import type { CandidateFilter } from './admission-model.js';
-import type { PoolEvents } from './events.js';
-import type { Exclusion } from './waiting-for.js';
+import type { CandidateFilter } from '../admission/admission-model.js';
+import type { PoolEvents } from '../api/events.js';
+import type { Exclusion } from '../admission/waiting-for.js';
 import { BREAKER_CAUSES, createHealth, eachKeyAndHost, SIGNAL_OF_CAUSE, type Health } from './health-setup.js';
 
 /** Reputation view of one endpoint, as shown in snapshots. */
 export type EndpointReputationView = Omit<ReputationView, 'eligible'>;
 
-/** How a fleet reaches reputation and the breaker (`pool/fleet-wiring.ts`). */
+/** How a fleet reaches reputation and the breaker (`parts/fleet-wiring.ts`). */
 export interface HealthFleetHooks {
   /** Where reputation entries live (shared benches). */
   readonly store: ReputationStore;

@@ -10,7 +10,7 @@ import { isTransportError, TransportError } from '../errors/transport-error.js';
 import { trustedHeadOf, type OperatorHead } from '../health/trusted-head.js';
 import type { RequestKind } from '../retry/causes.js';
 import type { EndpointHealthState, EndpointHeadView } from './endpoint-health.js';
-import type { HeadKind, OriginatedAnswer, OriginRequestOptions, RequestOptions } from './request-options.js';
+import type { HeadKind, OriginatedAnswer, OriginRequestOptions, RequestOptions } from '../api/request-options.js';
 
 /** What the origin requests need from the pool's health wiring. */
 export interface OriginHealth {

@@ -1,11 +1,11 @@
-import type { RoleState } from '../admission/role-state.js';
+import type { RoleState } from './role-state.js';
 import type { Clock, Random } from '../clock.js';
 import { OperatorCeiling } from '../balance/operator-ceiling.js';
 import { createTierRotation, planTier } from '../concentration/tier-plan.js';
 import { isCapFeasible } from '../concentration/water-fill.js';
 import type { RequestKind } from '../retry/causes.js';
 import type { KindGroup, Tier } from './admission-model.js';
-import type { PoolEvents } from './events.js';
+import type { PoolEvents } from '../api/events.js';
 
 /**
  * Groups roles by kind, then by priority tier (ascending), and gives each tier its

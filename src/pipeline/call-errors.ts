@@ -5,7 +5,7 @@ import type { ClassifiedFailure } from '../http/outcome.js';
 import type { SentTransactionId } from '../jsonrpc/transaction-id.js';
 import type { RetryClass } from '../retry/causes.js';
 import type { RetryStopReason } from '../retry/evaluate.js';
-import { describeWaitingFor } from './waiting-for.js';
+import { describeWaitingFor } from '../admission/waiting-for.js';
 
 /** What a call knows when it fails. */
 export interface FailedCall {

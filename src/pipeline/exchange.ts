@@ -10,7 +10,7 @@ import { classifyOutcome } from '../http/classify.js';
 import type { ExecuteRequest, ExecutorTarget, RawOutcome } from '../http/executor.js';
 import type { AbortReason, ClassifiedOutcome, ClassifyContext } from '../http/outcome.js';
 import type { LookupId, SentTransactionId } from '../jsonrpc/transaction-id.js';
-import type { PoolInternals } from './internals.js';
+import type { PipelineHost } from './host.js';
 
 /**
  * One attempt in flight: its cancellation (the caller's signal, pool.close(), its timer)
@@ -24,12 +24,12 @@ export class AttemptControl implements QueuedTimer {
   dueMs = 0;
   /** The raw outcome of the last exchange. */
   raw: RawOutcome | undefined;
-  readonly #pool: PoolInternals;
+  readonly #pool: PipelineHost;
   readonly #callerSignal: AbortSignal | undefined;
   readonly #timeoutReason: AbortReason;
   readonly #onCallerAbort: (() => void) | undefined;
 
-  constructor(pool: PoolInternals, role: RoleState, deadlineMs: number, startedMs: number, callerSignal: AbortSignal | undefined) {
+  constructor(pool: PipelineHost, role: RoleState, deadlineMs: number, startedMs: number, callerSignal: AbortSignal | undefined) {
     this.#pool = pool;
     this.target = role.target;
     this.#callerSignal = callerSignal;
@@ -127,7 +127,7 @@ export interface Exchanged {
  * `control`. Never throws: a custom executor that throws or returns a malformed outcome
  * gives an ambiguous failure.
  */
-export async function exchange(pool: PoolInternals, control: AttemptControl, exchanged: Exchanged, avoidStaleSockets: boolean): Promise<ClassifiedOutcome> {
+export async function exchange(pool: PipelineHost, control: AttemptControl, exchanged: Exchanged, avoidStaleSockets: boolean): Promise<ClassifiedOutcome> {
   const id = pool.nextId();
   let raw: RawOutcome;
   try {
@@ -149,7 +149,7 @@ export async function exchange(pool: PoolInternals, control: AttemptControl, exc
  * Sends `body` on the attempt's endpoint and returns the raw outcome (also left on
  * `control`). Never throws: a custom executor that throws gives an ambiguous failure.
  */
-export async function sendRaw(pool: PoolInternals, control: AttemptControl, body: string, avoidStaleSockets: boolean): Promise<RawOutcome> {
+export async function sendRaw(pool: PipelineHost, control: AttemptControl, body: string, avoidStaleSockets: boolean): Promise<RawOutcome> {
   let raw: RawOutcome;
   try {
     raw = await pool.executor.execute(new AttemptRequest(control.target, body, control.cancellation, pool.maxResponseBytes, avoidStaleSockets));
@@ -166,7 +166,7 @@ function thrownOutcome(control: AttemptControl, error: unknown): RawOutcome {
 }
 
 /** The chain guard's question (or a health probe) to one endpoint, outside admission, under the role's `requestTimeoutMs`. */
-export async function askEndpoint(pool: PoolInternals, role: RoleState, check: Exchanged): Promise<{ readonly outcome: ClassifiedOutcome; readonly latencyMs: number }> {
+export async function askEndpoint(pool: PipelineHost, role: RoleState, check: Exchanged): Promise<{ readonly outcome: ClassifiedOutcome; readonly latencyMs: number }> {
   const started = pool.clock.now();
   // Outside admission, but it spends a token when one is there, so the first call waits its turn.
   role.bucket?.tryTake(started);

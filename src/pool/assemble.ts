@@ -1,0 +1,258 @@
+/**
+ * The pool assembled from its parts, and its request path composed once (README
+ * "Architecture"). The order of the path, outermost first, and why:
+ *
+ *   observe      exporters see every call as the caller made it, invalid ones too, in the
+ *                caller's async context (present only while an exporter is attached);
+ *   entry        validates and classifies (`INVALID_INPUT` before anything is sent);
+ *   coalesce     identical reads in flight share one request — before micro-batching, so a
+ *                batch never carries the same read twice (`coalesce: false` removes it);
+ *   micro-batch  reads made within `waitMs` go as one JSON-RPC batch (only with `batch`);
+ *   loop         admission, the retry decision, the deadline, reconciliation of sends;
+ *   hedge        a late read gets a second attempt elsewhere — inside the loop, so a hedge
+ *                and a retry share one budget and one deadline (`hedge: false` removes it);
+ *   record       what an attempt reports: permit outcomes (fanned out to the parts'
+ *                reporters, `parts/permit-host.ts`), endpoint health, events, exporters;
+ *   exchange     one request/response under the attempt's cancellation, then the executor.
+ *
+ * Between calls, the parts (endpoint health and probes, the chain guard, fleet wiring,
+ * subscriptions) filter candidates in admission and register their outcome reporters here.
+ */
+import { Admission } from '../admission/admitter.js';
+import { buildKindGroups, callTimeoutMsOf } from '../admission/kind-groups.js';
+import { EndpointLoad, RoleState } from '../admission/role-state.js';
+import { PoolEvents } from '../api/events.js';
+import { Balancer } from '../balance/balancer.js';
+import { DEFAULT_MAX_BATCH_SIZE } from '../batch/rules.js';
+import { systemClock, systemRandom, TimerQueue, type Clock, type Random } from '../clock.js';
+import { DEFAULT_MAX_OPERATOR_SHARE, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RETRY, normalizeEndpoints, type NormalizedEndpoint } from '../config/normalize.js';
+import type { HttpTransportPoolOptions, MethodClassification } from '../config/types.js';
+import { createRedactor, secretFragments } from '../errors/redact.js';
+import { createDefaultExecutor } from '../http/default-executor.js';
+import { classifyMethod, METHOD_TABLE } from '../jsonrpc/method-table.js';
+import { ChainGuard, chainChecksOf, describeExpectedChain } from '../parts/chain-guard.js';
+import { EndpointHealth } from '../parts/endpoint-health.js';
+import { FleetWiring } from '../parts/fleet-wiring.js';
+import { createPermitHost, roleStateReporter, type OutcomeReporter } from '../parts/permit-host.js';
+import { PoolHealth } from '../parts/pool-health.js';
+import { createOriginRequests, type OriginRequests } from '../parts/origin-requests.js';
+import { PoolSubscriptions, wsUrlsOf } from '../parts/subscriptions.js';
+import { createBatchSizes, runBatch, type BatchSizes } from '../pipeline/batch-request.js';
+import { askEndpoint } from '../pipeline/exchange.js';
+import { Hedging } from '../pipeline/hedge-state.js';
+import type { CallBudget, PipelineHost } from '../pipeline/host.js';
+import type { RequestKind } from '../retry/causes.js';
+import { reconcileSettingsOf } from '../pipeline/reconcile.js';
+import { PoolAdmission } from './admit.js';
+import { assembleRequestPath, type RequestPath } from './request-path.js';
+import { attachLogger } from '../logging/pool-logger.js';
+
+/** Everything a pool is made of; the facade (`HttpTransportPool`) delegates to it. */
+export interface PoolParts {
+  readonly clock: Clock;
+  readonly events: PoolEvents;
+  readonly endpoints: readonly NormalizedEndpoint[];
+  readonly roles: readonly RoleState[];
+  readonly admission: PoolAdmission;
+  readonly host: PipelineHost;
+  /** The composed request path (reassembled when an exporter attaches or detaches). */
+  readonly path: RequestPath;
+  readonly health: PoolHealth;
+  readonly endpointHealth: EndpointHealth;
+  readonly chainGuard: ChainGuard | undefined;
+  readonly hedging: Hedging | undefined;
+  readonly fleet: FleetWiring | undefined;
+  readonly subscriptions: PoolSubscriptions;
+  /** Calls answered by a named operator, and the head two operators vouch for (proofs of expiry and depth). */
+  readonly origins: OriginRequests;
+  /** What close() also stops: the logger, status servers. */
+  readonly onClose: Set<() => void | Promise<void>>;
+  classify(method: string, options: { readonly kind?: RequestKind | undefined; readonly retryClass?: MethodClassification['retryClass'] | undefined }): MethodClassification;
+}
+
+/** A budget that never runs out and keeps nothing: without hedging, retries are bounded by `maxRetries` alone. */
+const UNBOUNDED_BUDGET: CallBudget = { deposit: () => undefined, tryRetry: () => true };
+
+export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
+  const endpoints = normalizeEndpoints(options);
+  const clock = options.clock ?? systemClock;
+  const random: Random = options.random ?? systemRandom;
+  const events = new PoolEvents();
+  const now = clock.now();
+  const balance = options.balance === false ? undefined : (options.balance ?? {});
+  const roles = endpoints.flatMap((endpoint) => {
+    const load = new EndpointLoad(endpoint.maxConcurrentRequests, balance?.decayMs);
+    return endpoint.roles.map((role) => new RoleState(endpoint, role, now, load));
+  });
+  const balancer = balance === undefined ? undefined : new Balancer(roles, balance);
+  const rolesPerKind = new Map<RequestKind, number>();
+  for (const role of roles) rolesPerKind.set(role.settings.kind, (rolesPerKind.get(role.settings.kind) ?? 0) + 1);
+  const hedging = options.hedge === false ? undefined : new Hedging(options.hedge ?? {}, rolesPerKind, now);
+  const fleet = options.fleet === undefined ? undefined : new FleetWiring(options.fleet, clock);
+  const health = new PoolHealth(options, endpoints, roles, events, clock, fleet?.healthHooks);
+  const maxOperatorShare = options.concentration?.maxOperatorShare ?? DEFAULT_MAX_OPERATOR_SHARE;
+  const groups = buildKindGroups(roles, random, maxOperatorShare, events, clock, options.timeoutMs);
+  const methods = options.methods ?? {};
+  const classify: PoolParts['classify'] = (method, callOptions) => {
+    const base = classifyMethod(method, methods);
+    return { kind: callOptions.kind ?? base.kind, retryClass: callOptions.retryClass ?? base.retryClass };
+  };
+  const redact = createRedactor(
+    secretFragments(
+      [...endpoints.map((e) => e.url), ...wsUrlsOf(endpoints, options.subscriptions)],
+      endpoints.flatMap((e) => Object.values(e.headers)),
+    ),
+  );
+  const onClose = new Set<() => void | Promise<void>>();
+
+  // Between calls: the chain guard and endpoint health ask endpoints outside admission and
+  // filter admission's candidates. Their hosts reach parts built below (closures, called later).
+  const chainChecks = chainChecksOf(options);
+  const expectedChain = describeExpectedChain(options);
+  const ask = (role: RoleState, check: Parameters<typeof askEndpoint>[2]) => askEndpoint(host, role, check);
+  const chainGuard: ChainGuard | undefined =
+    chainChecks.length === 0
+      ? undefined
+      : new ChainGuard(chainChecks, roles, events, clock, {
+          ask,
+          wake: () => admission.drainAll(),
+          closed: () => admission.closed,
+          onWrongChain: (endpointId) => admission.excludeEndpoint(endpointId),
+          onCheckFailed: (role, failure) => {
+            if (failure.cause === 'rate-limited') permitHost.onRateLimited(role, failure.providerDelayMs);
+            else permitHost.onFailure(role, failure.cause, failure);
+          },
+          onCheckSucceeded: (role, latencyMs) => health.recordSuccess(role, latencyMs),
+          onVerdict: (endpointId, status) => fleet?.chainVerdict(endpointId, status),
+        });
+  const endpointHealth: EndpointHealth = new EndpointHealth(options.health, options.chain, endpoints, roles, health, chainGuard, events, clock, random, {
+    ask,
+    waiting: (kind) => admission.waiting(kind),
+    wake: () => admission.drainAll(),
+    closed: () => admission.closed,
+  });
+  const admission: PoolAdmission = new PoolAdmission(clock, new Admission(clock, endpointHealth, chainGuard, balancer), groups, endpoints, expectedChain);
+
+  // What a permit's outcome reports to: each capability that is on registers its reporter.
+  const reporters: OutcomeReporter[] = [
+    {
+      onSuccess: (role, latencyMs) => health.recordSuccess(role, latencyMs),
+      onFailure: (role, cause, failure) => {
+        health.recordFailure(role, cause, failure);
+        endpointHealth.afterFailure(role);
+      },
+      onRateLimited: (role) => {
+        health.recordFailure(role, 'rate-limited', undefined);
+        endpointHealth.afterFailure(role);
+      },
+    },
+  ];
+  if (balancer !== undefined) {
+    reporters.push({
+      onSuccess: (role, latencyMs) => balancer.observe(role, latencyMs, clock.now()),
+      // A timed-out attempt took at least this long: the latency estimate must know.
+      onFailure: (role, cause, _failure, elapsedMs) => {
+        if (cause === 'timeout' && elapsedMs !== undefined) balancer.observeAtLeast(role, elapsedMs, clock.now());
+      },
+    });
+  }
+  if (hedging !== undefined) {
+    reporters.push({
+      onSuccess: (role, latencyMs) => {
+        const kindHedging = hedging.of(role.settings.kind);
+        if (kindHedging?.hasPeers) kindHedging.observe(latencyMs);
+      },
+    });
+  }
+  reporters.push(roleStateReporter(clock, events, fleet === undefined ? undefined : (role, cooldownMs) => fleet.cooldownStarted(role, cooldownMs)));
+  const permitHost = createPermitHost(reporters, clock, (kind) => admission.drain(kind));
+  admission.reportTo(permitHost);
+
+  fleet?.connect({
+    roles,
+    endpoints,
+    events,
+    health,
+    heads: endpointHealth,
+    chainGuard,
+    expectedChain,
+    wake: (kind) => admission.drain(kind),
+  });
+  const subscriptions = new PoolSubscriptions({
+    endpoints,
+    roles,
+    health: endpointHealth,
+    chainGuard,
+    events,
+    clock,
+    random,
+    maxOperatorShare,
+    redact,
+    options,
+  });
+
+  let id = 0;
+  const host: PipelineHost = {
+    clock,
+    random,
+    executor: options.executor ?? createDefaultExecutor(),
+    events,
+    // Field by field: an explicit `undefined` (e.g. from an unset env var) keeps the default.
+    retry: {
+      maxRetries: options.retry?.maxRetries ?? DEFAULT_RETRY.maxRetries,
+      initialBackoffMs: options.retry?.initialBackoffMs ?? DEFAULT_RETRY.initialBackoffMs,
+      maxBackoffMs: options.retry?.maxBackoffMs ?? DEFAULT_RETRY.maxBackoffMs,
+    },
+    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    redact,
+    cancelOnClose: new Set(),
+    attemptTimers: new TimerQueue(clock),
+    answers: {
+      historicalOf: (method, params) => endpointHealth.historicalOf(method, params),
+      historicalAvoid: (kind, read) => {
+        const group = groups.get(kind);
+        return group === undefined ? undefined : endpointHealth.avoidFor(read, group.roles);
+      },
+      onAnswer: (role, method, params, historical, outcome) => endpointHealth.onAnswer(role, method, params, historical, outcome),
+    },
+    closedError: () => admission.closedError,
+    nextId: () => (id = id >= Number.MAX_SAFE_INTEGER ? 1 : id + 1),
+    acquire: (kind, acquireOptions, avoid, explore) => admission.acquire(kind, acquireOptions, avoid, explore),
+    tryAcquire: (kind, acquireOptions, avoid, explore) => admission.tryAcquire(kind, acquireOptions, avoid, explore),
+    classify,
+    budgetOf: (kind) => hedging?.of(kind)?.budget ?? UNBOUNDED_BUDGET,
+  };
+  const sizes: BatchSizes = createBatchSizes(
+    new Map(endpoints.map((endpoint) => [endpoint.id, options.endpoints[endpoint.index]?.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE])),
+    DEFAULT_MAX_BATCH_SIZE,
+  );
+  const path = assembleRequestPath(host, {
+    coalesce: options.coalesce ?? true,
+    timeoutMsOf: (call, callOptions) => callTimeoutMsOf(groups.get(call.kind), callOptions),
+    microBatch: options.batch === undefined || options.batch === false ? undefined : options.batch,
+    batch: (calls, batchOptions) => runBatch(host, sizes, calls, batchOptions),
+    reconcile: reconcileSettingsOf(options.reconcileSends),
+    hedge:
+      hedging === undefined
+        ? undefined
+        : {
+            hedging,
+            timers: new TimerQueue(clock),
+            tryHedgePermit: (kind, primary, signal) => admission.tryHedgePermit(kind, primary, signal),
+            observeLost: (role, elapsedMs) => balancer?.observeLost(role, elapsedMs, clock.now()),
+          },
+    // Deterministic exploration: a credit, not a random draw, so the injected random's sequence (backoffs) is untouched.
+    exploreRatio: balancer?.exploreRatio ?? 0,
+    labeler: {
+      // A value set the configuration bounds: the built-in table and the user's `methods`, never a prefix family.
+      methodLabel: (method) => (METHOD_TABLE.has(method) || Object.hasOwn(methods, method) ? method : 'other'),
+      kindLabel: (kind) => (groups.has(kind) ? kind : 'other'),
+    },
+  });
+  const origins = createOriginRequests(roles, clock, options.chain, endpointHealth, {
+    kindOf: (method, requestOptions) => classify(method, requestOptions).kind,
+    request: (method, params, requestOptions) => path.request(method, params, requestOptions),
+  });
+  if (options.logger) onClose.add(attachLogger(options.logger, events, (observer) => path.observe(observer)));
+  return { clock, events, endpoints, roles, admission, host, path, health, endpointHealth, chainGuard, hedging, fleet, subscriptions, origins, onClose, classify };
+}

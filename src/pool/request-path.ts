@@ -1,0 +1,98 @@
+/**
+ * The request path, composed once from its stages in the order `pool/assemble.ts` states:
+ * observe → entry → coalesce → micro-batch → loop → hedge → record → exchange. A stage that
+ * is off is not in the chain. Exporters attach at run time, so the path's outer end is
+ * recomposed when one attaches or detaches: a call never checks for observers.
+ */
+import type { BatchCall, BatchItemResult, BatchOptions, MicroBatchSettings } from '../batch/types.js';
+import type { TransportError } from '../errors/transport-error.js';
+import type { CallContext } from '../pipeline/call-context.js';
+import { CallObservers, type CallLabeler, type CallObserver } from '../pipeline/call-observer.js';
+import { coalesceStage, type CoalesceParts } from '../pipeline/coalesce.js';
+import { hedgeStage, isHedgeable, type HedgeParts } from '../pipeline/hedge.js';
+import type { PipelineHost } from '../pipeline/host.js';
+import { microBatchStage } from '../pipeline/micro-batch.js';
+import { observeStage } from '../pipeline/observe.js';
+import type { ReconcileSettings } from '../pipeline/reconcile.js';
+import { recordStage } from '../pipeline/record.js';
+import { callEntry, requestLoop } from '../pipeline/request-loop.js';
+import { compose, type AttemptRunner, type CallHandler, type RequestHandler } from '../pipeline/stage.js';
+
+/** What the path is built from: the pool options that decide which stages are in it. */
+export interface RequestPathSettings {
+  readonly coalesce: boolean;
+  /** A call's time budget when it does not set `timeoutMs` (a coalesced joiner keeps its own deadline). */
+  readonly timeoutMsOf: CoalesceParts['timeoutMsOf'];
+  readonly microBatch: MicroBatchSettings | undefined;
+  /** `pool.batch`: the micro-batch stage sends through it. */
+  readonly batch: (calls: readonly BatchCall[], options: BatchOptions) => Promise<BatchItemResult[]>;
+  readonly reconcile: ReconcileSettings | undefined;
+  /** Hedging's parts; undefined with `hedge: false`. */
+  readonly hedge: HedgeParts | undefined;
+  /** Share of hedgeable reads that explore the costlier candidate (0 without latency-aware choice). */
+  readonly exploreRatio: number;
+  readonly labeler: CallLabeler;
+}
+
+export interface RequestPath {
+  /** The path's entry as it stands (observed while exporters are attached). */
+  readonly request: RequestHandler;
+  /** `pool.batch`: wire batches, through admission and the same retry rules. */
+  readonly batch: RequestPathSettings['batch'];
+  /** Attaches an exporter; returns the function that detaches it. */
+  observe<S>(observer: CallObserver<S>): () => void;
+  /** pool.close(): calls still waiting for a micro-batch fail `POOL_CLOSED`. */
+  close(closedError: () => TransportError): void;
+}
+
+const never = (): boolean => false;
+
+/** Every 1/ratio-th hedgeable read explores: a credit, not a random draw, so the injected random's sequence (backoffs) is untouched. */
+function explorer(hedge: HedgeParts | undefined, ratio: number): (call: CallContext) => boolean {
+  if (hedge === undefined || ratio === 0) return never;
+  let credit = 0;
+  return (call) => {
+    if (!isHedgeable(hedge.hedging, call)) return false;
+    credit += ratio;
+    if (credit < 1) return false;
+    credit -= 1;
+    return true;
+  };
+}
+
+export function assembleRequestPath(host: PipelineHost, settings: RequestPathSettings): RequestPath {
+  const record = recordStage(host);
+  const round: AttemptRunner = compose(
+    [settings.hedge === undefined ? undefined : hedgeStage(host, settings.hedge, record)],
+    record as AttemptRunner,
+  );
+  const microBatch = settings.microBatch === undefined ? undefined : microBatchStage(host.clock, settings.microBatch, settings.batch);
+  const loop = requestLoop(host, {
+    round,
+    explores: explorer(settings.hedge, settings.exploreRatio),
+    // An ambiguous send's lookups take the whole path (shared, hedged), unobserved.
+    reconcile: settings.reconcile === undefined ? undefined : { settings: settings.reconcile, read: (method, params, options) => plain(method, params, options) },
+  });
+  const calls: CallHandler = compose([settings.coalesce ? coalesceStage({ clock: host.clock, timeoutMsOf: settings.timeoutMsOf, closedError: host.closedError }) : undefined, microBatch?.stage], loop);
+  const plain: RequestHandler = callEntry(host, calls);
+  const observers = new CallObservers();
+  let request = plain;
+  const recompose = () => {
+    request = observers.list.length === 0 ? plain : compose([observeStage(host, observers.list, settings.labeler)], plain);
+  };
+  return {
+    get request() {
+      return request;
+    },
+    batch: settings.batch,
+    observe: (observer) => {
+      const remove = observers.add(observer);
+      recompose();
+      return () => {
+        remove();
+        recompose();
+      };
+    },
+    close: (closedError) => microBatch?.close(closedError),
+  };
+}
