@@ -7,6 +7,11 @@
 /** A scheduled callback; `cancel()` is idempotent. */
 export interface TimerHandle {
   cancel(): void;
+  /**
+   * Whether the pending timer keeps the process alive (Node `ref()`/`unref()`). Optional: a
+   * clock whose timers never hold a process (a fake clock) leaves it out.
+   */
+  hold?(held: boolean): void;
 }
 
 export interface Clock {
@@ -43,14 +48,15 @@ export const systemClock: Clock = {
     // middle of that call. Background work (probes) asks for `unref`.
     // Node fires any delay above 2^31 − 1 ms after 1 ms, so long waits are re-armed in steps.
     const dueAt = performance.now() + Math.max(0, delayMs);
-    let timer: ReturnType<typeof setTimeout>;
+    let timer: ReturnType<typeof setTimeout> & { ref?: () => void; unref?: () => void };
+    let held = options?.unref !== true;
     const arm = (ms: number) => {
       timer = setTimeout(() => {
         const left = dueAt - performance.now();
         if (left > 1) arm(left);
         else callback();
       }, Math.min(Math.max(0, ms), MAX_TIMER_DELAY_MS));
-      if (options?.unref === true) (timer as { unref?: () => void }).unref?.();
+      if (!held) timer.unref?.();
     };
     arm(delayMs);
     let done = false;
@@ -59,6 +65,12 @@ export const systemClock: Clock = {
         if (done) return;
         done = true;
         clearTimeout(timer);
+      },
+      hold(keep) {
+        // Browsers' timers never hold anything: no ref/unref there.
+        held = keep;
+        if (keep) timer.ref?.();
+        else timer.unref?.();
       },
     };
   },
@@ -109,8 +121,11 @@ export interface QueuedTimer {
  * removing any entry cost a Set operation, where a timer per attempt costs a
  * `setTimeout`/`clearTimeout` pair and five allocations. When the armed entry is removed,
  * the clock timer stays armed: it fires at that stale instant, finds nothing due and
- * re-arms for the earliest live entry. It is cancelled as soon as the queue is empty, so
- * an idle pool holds no timer.
+ * re-arms for the earliest live entry. When the queue empties, the clock timer is let go
+ * of rather than cancelled (it no longer keeps the process alive, and fires once for
+ * nothing), so a caller making one call at a time does not pay a `setTimeout` and a
+ * `clearTimeout` per call; a clock whose timers cannot be let go of (no `hold`) cancels it,
+ * and `close()` cancels it in every case: an idle pool holds no timer that keeps it alive.
  */
 export class TimerQueue {
   readonly #clock: Clock;
@@ -125,16 +140,32 @@ export class TimerQueue {
   /** Schedules `entry` to fire `delayMs` from now (once; `remove` before that cancels it). */
   add(entry: QueuedTimer, delayMs: number): void {
     entry.dueMs = this.#clock.now() + Math.max(0, delayMs);
+    // Held again: a live entry's timer keeps the process alive, as any timer of a call does.
+    if (this.#entries.size === 0) this.#armed?.hold?.(true);
     this.#entries.add(entry);
     if (entry.dueMs < this.#armedAtMs) this.#arm(entry.dueMs);
   }
 
   remove(entry: QueuedTimer): void {
-    if (this.#entries.delete(entry) && this.#entries.size === 0) {
-      this.#armed?.cancel();
-      this.#armed = undefined;
-      this.#armedAtMs = Number.POSITIVE_INFINITY;
-    }
+    if (this.#entries.delete(entry) && this.#entries.size === 0) this.#idle();
+  }
+
+  /** Cancels the clock timer (pool.close()); entries added later arm a new one. */
+  close(): void {
+    this.#entries.clear();
+    this.#cancel();
+  }
+
+  #idle(): void {
+    const armed = this.#armed;
+    if (armed?.hold === undefined) this.#cancel();
+    else armed.hold(false);
+  }
+
+  #cancel(): void {
+    this.#armed?.cancel();
+    this.#armed = undefined;
+    this.#armedAtMs = Number.POSITIVE_INFINITY;
   }
 
   #arm(atMs: number): void {

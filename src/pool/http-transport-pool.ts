@@ -125,6 +125,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     admission.close();
     endpointHealth.close();
     for (const attempt of [...host.cancelOnClose]) attempt.abortByCaller();
+    host.attemptTimers.close();
     path.close(poolClosedError);
     subscriptions.close();
     fleet?.close();

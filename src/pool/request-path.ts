@@ -41,7 +41,7 @@ export interface RequestPath {
   readonly batch: RequestPathSettings['batch'];
   /** Attaches an exporter; returns the function that detaches it. */
   observe<S>(observer: CallObserver<S>): () => void;
-  /** pool.close(): calls still waiting for a micro-batch fail `POOL_CLOSED`. */
+  /** pool.close(): calls still waiting for a micro-batch fail `POOL_CLOSED`; the hedge timer stops. */
   close(closedError: () => TransportError): void;
 }
 
@@ -93,6 +93,9 @@ export function assembleRequestPath(host: PipelineHost, settings: RequestPathSet
         recompose();
       };
     },
-    close: (closedError) => microBatch?.close(closedError),
+    close: (closedError) => {
+      microBatch?.close(closedError);
+      settings.hedge?.timers.close();
+    },
   };
 }

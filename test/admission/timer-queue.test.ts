@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TimerQueue, type QueuedTimer } from '../../src/clock.js';
+import { TimerQueue, type Clock, type QueuedTimer } from '../../src/clock.js';
 import { createFakeClock } from '../../src/testing/fake-clock.js';
 
 /** An entry that logs the instant it fired. */
@@ -87,5 +87,42 @@ describe('TimerQueue', () => {
     await clock.advance(1_000);
     expect(log).toEqual(['parent@100', 'immediate@100', 'chained@140', 'other@500']);
     expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('on a clock that can let a timer go, one call at a time arms one timer in all, held only while an entry is live', async () => {
+    const fake = createFakeClock();
+    // The fake clock's timers, with the system clock's `hold` (ref/unref) recorded.
+    const holds: boolean[] = [];
+    let armed = 0;
+    const clock: Clock = {
+      now: () => fake.now(),
+      wallNow: () => fake.wallNow(),
+      setTimer: (callback, delayMs) => {
+        armed++;
+        const handle = fake.setTimer(callback, delayMs);
+        return { cancel: () => handle.cancel(), hold: (held) => holds.push(held) };
+      },
+    };
+    const queue = new TimerQueue(clock);
+    const log: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const call = entry(log, `call${i}`, clock);
+      queue.add(call, 10_000);
+      await fake.advance(10);
+      queue.remove(call);
+    }
+    expect(armed).toBe(1);
+    // Let go of when empty, held again by the next entry: never holding the process while idle.
+    expect(holds).toEqual([false, true, false, true, false, true, false, true, false]);
+    // The idle timer fires once for nothing; a later entry arms a new one and fires on time.
+    await fake.advance(10_000);
+    expect(log).toEqual([]);
+    queue.add(entry(log, 'late', clock), 100);
+    await fake.advance(100);
+    expect(log).toEqual([`late@${fake.now()}`]);
+    expect(armed).toBe(2);
+    queue.add(entry(log, 'closed', clock), 100);
+    queue.close();
+    expect(fake.pendingTimers).toBe(0);
   });
 });
