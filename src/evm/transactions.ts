@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import type { RequestOptions } from '../pool/request-options.js';
 import { checkHash, invalidInput, type Hex } from './inputs.js';
 import type { EvmMethodContext } from './method-context.js';
@@ -39,12 +40,12 @@ export function createTransactionMethods({ requester }: EvmMethodContext): EvmTr
 
     async getTransactionReceipt(hash, options) {
       const result = await requester.request('eth_getTransactionReceipt', [checkHash(hash, 'hash')], options);
-      return parseResult('eth_getTransactionReceipt', receiptSchema.nullable(), result);
+      return parseResult('eth_getTransactionReceipt', z.nullable(receiptSchema), result);
     },
 
     async getTransactionByHash(hash, options) {
       const result = await requester.request('eth_getTransactionByHash', [checkHash(hash, 'hash')], options);
-      return parseResult('eth_getTransactionByHash', transactionSchema.nullable(), result);
+      return parseResult('eth_getTransactionByHash', z.nullable(transactionSchema), result);
     },
   };
 }

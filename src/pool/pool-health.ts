@@ -1,4 +1,5 @@
 import type { RoleState } from '../admission/role-state.js';
+import { ENGLISH_MESSAGES } from '../config/english-messages.js';
 import type { Clock } from '../clock.js';
 import { configIssuesOf, invalidConfig, type NormalizedEndpoint } from '../config/normalize.js';
 import type { HttpTransportPoolOptions } from '../config/types.js';
@@ -339,8 +340,8 @@ function createHealth(options: HttpTransportPoolOptions, endpoints: readonly Nor
   const { hostBreaker, ...settings } = (options.reputation ?? {}) as Record<string, unknown>;
   const latency = (settings['latency'] ?? {}) as Record<string, unknown>;
   const withProfile = { ...settings, latency: { profile: options.chain ?? 'generic', ...latency } };
-  const reputation = reputationConfigSchema.safeParse(withProfile);
-  const breaker = hostBreakerConfigSchema.safeParse(hostBreaker ?? {});
+  const reputation = reputationConfigSchema.safeParse(withProfile, ENGLISH_MESSAGES);
+  const breaker = hostBreakerConfigSchema.safeParse(hostBreaker ?? {}, ENGLISH_MESSAGES);
   const issues = [
     ...(reputation.success ? [] : configIssuesOf(reputation.error, 'reputation')),
     ...(breaker.success ? [] : configIssuesOf(breaker.error, 'reputation.hostBreaker')),

@@ -1,7 +1,7 @@
 import { sleep, type Clock } from '../clock.js';
 import { isTransportError, TransportError } from '../errors/transport-error.js';
 import type { RpcRequester } from '../pool/request-options.js';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import {
   observeBlockhashValidity,
   signaturePollIntervalMs,
@@ -50,7 +50,7 @@ export async function pollSignature(requester: RpcRequester, signature: string, 
   let lastStatus: SignatureStatus | null = null;
   let lastError: TransportError | undefined;
   const remaining = () => deadlineMs - clock.now();
-  const call = async <T>(method: string, params: unknown[], schema: z.ZodType<T>): Promise<T> => {
+  const call = async <T>(method: string, params: unknown[], schema: z.ZodMiniType<T>): Promise<T> => {
     const timeoutMs = remaining();
     // A round may run into the deadline between its calls: no call starts after it.
     if (timeoutMs <= 0) {
