@@ -1,21 +1,30 @@
 /**
  * Browser bundle sizes: what a page pays for the same calls with sturdy-rpc, @solana/kit and
  * viem. Each entry is bundled by esbuild as a user's build would (`--platform=browser`,
- * minified, ESM) and gzipped (level 9). sturdy-rpc is resolved from an installed tarball,
- * through its `browser` export condition.
+ * minified, ESM, `splitting: true` — code behind a dynamic `import()` goes into chunks of its
+ * own, as Vite, Rollup and webpack do) and gzipped (level 9). What is measured is the page's
+ * initial load: the entry chunk and every chunk it imports statically; chunks reached only
+ * through `import()` (the subscription manager, fetched on the first `subscribe()`) are
+ * reported apart. sturdy-rpc is resolved from an installed tarball, through its `browser`
+ * export condition; kit and viem from the repository's devDependencies.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 
 export interface BundleMeasure {
   readonly name: string;
+  /** The initial load (entry chunk and its static imports), minified. */
   readonly minifiedBytes: number;
+  /** The same, each chunk gzipped (level 9) and summed. */
   readonly gzippedBytes: number;
+  /** Chunks loaded only on demand (dynamic `import()`), gzipped and summed. */
+  readonly lazyGzippedBytes: number;
   /** Minified bytes per npm package in the bundle (`(own code)` for the entry itself). */
   readonly bytesByPackage: Readonly<Record<string, number>>;
-  /** Every input file with bytes in the bundle (tree-shaken files are left out). */
+  /** Every input file with bytes in the initial load (tree-shaken and on-demand files are left out). */
   readonly inputs: readonly string[];
 }
 
@@ -53,36 +62,92 @@ export const balance = rpc.getBalance(address('83astBRguLMdt2h5U1Tpdq5tjFoJ6noeG
 const client = createPublicClient({ transport: fallback([http('http://127.0.0.1:1'), http('http://127.0.0.1:2')]) });
 export const balance = client.getBalance({ address: '0x000000000000000000000000000000000000dEaD' });`,
   },
+  {
+    name: 'sturdy-rpc/kit: kit RPC over kitTransport(pool) + getBalance',
+    source: `import { HttpTransportPool } from 'sturdy-rpc';
+import { kitTransport } from 'sturdy-rpc/kit';
+import { address, createSolanaRpcFromTransport } from '@solana/kit';
+const pool = new HttpTransportPool({ endpoints: [{ url: 'http://127.0.0.1:1', tier: 0 }, { url: 'http://127.0.0.1:2', tier: 1 }] });
+export const balance = createSolanaRpcFromTransport(kitTransport(pool)).getBalance(address('83astBRguLMdt2h5U1Tpdq5tjFoJ6noeGwaoBRRS3w5a')).send();`,
+  },
+  {
+    name: 'sturdy-rpc/viem: viem client over sturdyTransport(pool) + getBalance',
+    source: `import { HttpTransportPool } from 'sturdy-rpc';
+import { sturdyTransport } from 'sturdy-rpc/viem';
+import { createPublicClient, custom } from 'viem';
+const pool = new HttpTransportPool({ endpoints: [{ url: 'http://127.0.0.1:1', tier: 0 }, { url: 'http://127.0.0.1:2', tier: 1 }] });
+const client = createPublicClient({ transport: sturdyTransport(pool, { custom }) });
+export const balance = client.getBalance({ address: '0x000000000000000000000000000000000000dEaD' });`,
+  },
+  {
+    name: 'viem: createPublicClient + custom(provider) + getBalance (what the viem adapter page adds to)',
+    source: `import { createPublicClient, custom } from 'viem';
+const client = createPublicClient({ transport: custom({ request: async () => '0x0' }) });
+export const balance = client.getBalance({ address: '0x000000000000000000000000000000000000dEaD' });`,
+  },
+  {
+    name: '@solana/kit: createSolanaRpcFromTransport + getBalance (what the kit adapter page adds to)',
+    source: `import { address, createSolanaRpcFromTransport } from '@solana/kit';
+export const balance = createSolanaRpcFromTransport(async () => ({ jsonrpc: '2.0', id: 0, result: { context: { slot: 0 }, value: 0 } })).getBalance(address('83astBRguLMdt2h5U1Tpdq5tjFoJ6noeGwaoBRRS3w5a')).send();`,
+  },
 ];
 
-/** Bundles `entry` for the browser from `resolveDir` (whose node_modules holds the packages). */
-export async function measureBundle(entry: BundleEntry, resolveDir: string): Promise<BundleMeasure> {
-  const result = await esbuild.build({
-    stdin: { contents: entry.source, resolveDir, loader: 'js', sourcefile: 'entry.js' },
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    write: false,
-    metafile: true,
-    logLevel: 'silent',
-  });
-  const output = result.outputFiles[0];
-  if (output === undefined) throw new Error(`no output for ${entry.name}`);
-  const bytesByPackage: Record<string, number> = {};
-  const outputMeta = Object.values(result.metafile.outputs)[0];
-  for (const [path, input] of Object.entries(outputMeta?.inputs ?? {})) {
-    const key = packageOf(path);
-    bytesByPackage[key] = (bytesByPackage[key] ?? 0) + input.bytesInOutput;
+/**
+ * Bundles `entry` for the browser from `resolveDir` (whose node_modules holds sturdy-rpc);
+ * packages not found there are looked up in `fallbackNodeModules` (the peers: kit, viem).
+ */
+export async function measureBundle(entry: BundleEntry, resolveDir: string, fallbackNodeModules?: string): Promise<BundleMeasure> {
+  const outdir = mkdtempSync(join(tmpdir(), 'sturdy-rpc-bundle-'));
+  try {
+    const result = await esbuild.build({
+      stdin: { contents: entry.source, resolveDir, loader: 'js', sourcefile: 'entry.js' },
+      bundle: true,
+      minify: true,
+      splitting: true,
+      outdir,
+      format: 'esm',
+      platform: 'browser',
+      target: 'es2022',
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+      ...(fallbackNodeModules === undefined ? {} : { nodePaths: [fallbackNodeModules] }),
+    });
+    const files = new Map(result.outputFiles.map((file) => [file.path, file.contents]));
+    const outputs = result.metafile.outputs;
+    // Metafile paths are relative to the working directory; output files carry absolute paths.
+    const absolute = (path: string) => resolve(path);
+    const entryPath = Object.keys(outputs).find((path) => outputs[path]?.entryPoint !== undefined);
+    if (entryPath === undefined) throw new Error(`no output for ${entry.name}`);
+    // The initial load: the entry chunk and, transitively, every chunk it imports statically.
+    const initial = new Set<string>([entryPath]);
+    for (const path of initial) {
+      for (const imported of outputs[path]?.imports ?? []) if (imported.kind === 'import-statement' && outputs[imported.path] !== undefined) initial.add(imported.path);
+    }
+    const gzipped = (path: string) => gzipSync(files.get(absolute(path)) ?? new Uint8Array(), { level: 9 }).byteLength;
+    const bytesByPackage: Record<string, number> = {};
+    const inputs = new Set<string>();
+    let minifiedBytes = 0;
+    let gzippedBytes = 0;
+    let lazyGzippedBytes = 0;
+    for (const [path, output] of Object.entries(outputs)) {
+      if (!path.endsWith('.js')) continue;
+      if (!initial.has(path)) {
+        lazyGzippedBytes += gzipped(path);
+        continue;
+      }
+      minifiedBytes += output.bytes;
+      gzippedBytes += gzipped(path);
+      for (const [input, meta] of Object.entries(output.inputs)) {
+        const key = packageOf(input);
+        bytesByPackage[key] = (bytesByPackage[key] ?? 0) + meta.bytesInOutput;
+        if (meta.bytesInOutput > 0) inputs.add(input);
+      }
+    }
+    return { name: entry.name, minifiedBytes, gzippedBytes, lazyGzippedBytes, bytesByPackage, inputs: [...inputs] };
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
   }
-  return {
-    name: entry.name,
-    minifiedBytes: output.contents.byteLength,
-    gzippedBytes: gzipSync(output.contents, { level: 9 }).byteLength,
-    bytesByPackage,
-    inputs: Object.entries(outputMeta?.inputs ?? {}).filter(([, input]) => input.bytesInOutput > 0).map(([path]) => path),
-  };
 }
 
 function packageOf(path: string): string {
@@ -101,17 +166,17 @@ export async function benchBundleSize(): Promise<{ results: BundleMeasure[]; mar
     for (const entry of COMPARED_ENTRIES) {
       // sturdy-rpc from the installed tarball; the peers from the repository's devDependencies.
       const dir = entry.source.includes("'sturdy-rpc") ? packed.appDir : REPO_ROOT;
-      results.push(await measureBundle(entry, dir));
+      results.push(await measureBundle(entry, dir, join(REPO_ROOT, 'node_modules')));
     }
     const base = results[0]?.gzippedBytes ?? 1;
-    const rows = results.map((r) => `| ${r.name} | ${kib(r.minifiedBytes)} | ${kib(r.gzippedBytes)} | ${(r.gzippedBytes / base).toFixed(2)}× |`);
+    const rows = results.map((r) => `| ${r.name} | ${kib(r.minifiedBytes)} | ${kib(r.gzippedBytes)} | ${r.lazyGzippedBytes === 0 ? '–' : kib(r.lazyGzippedBytes)} | ${(r.gzippedBytes / base).toFixed(2)}× |`);
     const parts = results.map(
       (r) => `- ${r.name}: ${Object.entries(r.bytesByPackage).sort((a, b) => b[1] - a[1]).map(([p, b]) => `${p} ${kib(b)}`).join(', ')}`,
     );
     writeFileSync(join(packed.dir, 'bundle-size.json'), JSON.stringify(results.map(({ inputs: _inputs, ...r }) => r)));
     const markdown = [
-      '| bundle (esbuild --platform=browser --minify) | minified | gzip -9 | vs sturdy Solana |',
-      '|---|---:|---:|---:|',
+      '| bundle (esbuild --platform=browser --minify --splitting), initial load | minified | gzip -9 | on demand, gzip -9 | vs sturdy Solana |',
+      '|---|---:|---:|---:|---:|',
       ...rows,
       '',
       'Minified bytes by package:',

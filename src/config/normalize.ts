@@ -1,4 +1,5 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
+import { ENGLISH_MESSAGES } from './english-messages.js';
 import { operatorOf } from '../concentration/operators.js';
 import { TransportError, type ConfigIssue } from '../errors/transport-error.js';
 import type { RequestKind } from '../retry/causes.js';
@@ -75,7 +76,7 @@ export function invalidConfig(issues: readonly ConfigIssue[]): TransportError<'I
 }
 
 /** Zod issues as config issues: `path: message`, values never echoed (they may be secrets). */
-export function configIssuesOf(error: z.ZodError, prefix = ''): ConfigIssue[] {
+export function configIssuesOf(error: z.core.$ZodError, prefix = ''): ConfigIssue[] {
   return error.issues.map((issue) => {
     const keys = issue.code === 'unrecognized_keys' ? ` (${issue.keys.join(', ')})` : '';
     const message = issue.code === 'unrecognized_keys' ? `unknown option${keys}` : issue.message;
@@ -111,7 +112,7 @@ function resolveRole(endpointId: string, kind: RequestKind, base: RoleSettings, 
  * anything is sent.
  */
 export function normalizeEndpoints(options: HttpTransportPoolOptions): NormalizedEndpoint[] {
-  const parsed = poolConfigSchema.safeParse(options);
+  const parsed = poolConfigSchema.safeParse(options, ENGLISH_MESSAGES);
   if (!parsed.success) throw invalidConfig(configIssuesOf(parsed.error));
 
   const issues: ConfigIssue[] = [];

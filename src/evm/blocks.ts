@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import { TransportError } from '../errors/transport-error.js';
 import type { RequestOptions } from '../api/request-options.js';
 import { blockParam, checkHash, invalidInput, quantity, type EvmBlockParameter, type Hex } from './inputs.js';
@@ -60,13 +61,13 @@ export function createBlockMethods({ requester }: EvmMethodContext): EvmBlockMet
     async getBlockByNumber(block = 'latest', parameters = {}, options) {
       const full = includeTransactionsOf(parameters);
       const result = await requester.request('eth_getBlockByNumber', [blockParam(block, 'block'), full], options);
-      return parseResult('eth_getBlockByNumber', blockSchema(full).nullable(), result);
+      return parseResult('eth_getBlockByNumber', z.nullable(blockSchema(full)), result);
     },
 
     async getBlockByHash(hash, parameters = {}, options) {
       const full = includeTransactionsOf(parameters);
       const result = await requester.request('eth_getBlockByHash', [checkHash(hash, 'hash'), full], options);
-      return parseResult('eth_getBlockByHash', blockSchema(full).nullable(), result);
+      return parseResult('eth_getBlockByHash', z.nullable(blockSchema(full)), result);
     },
 
     async feeHistory(blockCount, newestBlock = 'latest', rewardPercentiles = [], options) {

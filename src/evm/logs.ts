@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { TransportError } from '../errors/transport-error.js';
 import type { RequestOptions } from '../api/request-options.js';
 import { assertEvmAddress } from './address.js';

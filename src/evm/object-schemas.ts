@@ -1,11 +1,12 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { transformed } from '../jsonrpc/transformed.js';
 import { hash32Schema, quantitySchema } from './schemas.js';
 import type { Hex } from './inputs.js';
 
 /** An address in a result: `0x` + 40 hex digits, as the node wrote it. */
-export const addressSchema = z.string().regex(/^0x[0-9a-fA-F]{40}$/, { message: 'expected an address' }).transform((v) => v as Hex);
+export const addressSchema = transformed(z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, { message: 'expected an address' })), (v) => v as Hex);
 /** Hex data (`0x` + whole bytes, `0x` allowed). */
-export const hexDataSchema = z.string().regex(/^0x(?:[0-9a-fA-F]{2})*$/, { message: 'expected 0x hex bytes' }).transform((v) => v as Hex);
+export const hexDataSchema = transformed(z.string().check(z.regex(/^0x(?:[0-9a-fA-F]{2})*$/, { message: 'expected 0x hex bytes' })), (v) => v as Hex);
 
 /** One event log. Fields are `null` for logs of pending blocks. */
 export interface EvmLog {
@@ -21,19 +22,19 @@ export interface EvmLog {
   readonly removed: boolean;
 }
 
-export const logSchema = z
-  .object({
+export const logSchema = transformed(
+  z.object({
     address: addressSchema,
-    topics: z.array(hash32Schema).max(4),
+    topics: z.array(hash32Schema).check(z.maxLength(4)),
     data: hexDataSchema,
-    blockNumber: quantitySchema.nullable(),
-    blockHash: hash32Schema.nullable(),
-    transactionHash: hash32Schema.nullable(),
-    transactionIndex: quantitySchema.nullable(),
-    logIndex: quantitySchema.nullable(),
-    removed: z.boolean().optional(),
-  })
-  .transform((log): EvmLog => ({ ...log, removed: log.removed ?? false }));
+    blockNumber: z.nullable(quantitySchema),
+    blockHash: z.nullable(hash32Schema),
+    transactionHash: z.nullable(hash32Schema),
+    transactionIndex: z.nullable(quantitySchema),
+    logIndex: z.nullable(quantitySchema),
+    removed: z.optional(z.boolean()),
+  }),
+  (log): EvmLog => ({ ...log, removed: log.removed ?? false }));
 
 /** A mined transaction's receipt. */
 export interface EvmTransactionReceipt {
@@ -54,24 +55,24 @@ export interface EvmTransactionReceipt {
   readonly type?: bigint;
 }
 
-export const receiptSchema = z
-  .object({
+export const receiptSchema = transformed(
+  z.object({
     transactionHash: hash32Schema,
     transactionIndex: quantitySchema,
     blockHash: hash32Schema,
     blockNumber: quantitySchema,
     from: addressSchema,
-    to: addressSchema.nullable(),
+    to: z.nullable(addressSchema),
     cumulativeGasUsed: quantitySchema,
     gasUsed: quantitySchema,
-    effectiveGasPrice: quantitySchema.optional(),
-    contractAddress: addressSchema.nullish(),
+    effectiveGasPrice: z.optional(quantitySchema),
+    contractAddress: z.nullish(addressSchema),
     logs: z.array(logSchema),
     logsBloom: hexDataSchema,
-    status: z.enum(['0x1', '0x0']).optional(),
-    type: quantitySchema.optional(),
-  })
-  .transform((r): EvmTransactionReceipt => {
+    status: z.optional(z.enum(['0x1', '0x0'])),
+    type: z.optional(quantitySchema),
+  }),
+  (r): EvmTransactionReceipt => {
     const { status, effectiveGasPrice, type, contractAddress, ...rest } = r;
     return {
       ...rest,
@@ -103,25 +104,25 @@ export interface EvmTransaction {
 
 const optionalQuantities = ['gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'type', 'chainId'] as const;
 
-export const transactionSchema = z
-  .object({
+export const transactionSchema = transformed(
+  z.object({
     hash: hash32Schema,
     nonce: quantitySchema,
-    blockHash: hash32Schema.nullable(),
-    blockNumber: quantitySchema.nullable(),
-    transactionIndex: quantitySchema.nullable(),
+    blockHash: z.nullable(hash32Schema),
+    blockNumber: z.nullable(quantitySchema),
+    transactionIndex: z.nullable(quantitySchema),
     from: addressSchema,
-    to: addressSchema.nullable(),
+    to: z.nullable(addressSchema),
     value: quantitySchema,
     gas: quantitySchema,
     input: hexDataSchema,
-    gasPrice: quantitySchema.optional(),
-    maxFeePerGas: quantitySchema.optional(),
-    maxPriorityFeePerGas: quantitySchema.optional(),
-    type: quantitySchema.optional(),
-    chainId: quantitySchema.optional(),
-  })
-  .transform((t): EvmTransaction => {
+    gasPrice: z.optional(quantitySchema),
+    maxFeePerGas: z.optional(quantitySchema),
+    maxPriorityFeePerGas: z.optional(quantitySchema),
+    type: z.optional(quantitySchema),
+    chainId: z.optional(quantitySchema),
+  }),
+  (t): EvmTransaction => {
     const out: Record<string, unknown> = { ...t };
     for (const field of optionalQuantities) if (out[field] === undefined) delete out[field];
     return out as unknown as EvmTransaction;
@@ -148,25 +149,25 @@ export interface EvmBlock<T extends Hex | EvmTransaction = Hex | EvmTransaction>
 }
 
 export function blockSchema(includeTransactions: boolean) {
-  return z
-    .object({
-      number: quantitySchema.nullable(),
-      hash: hash32Schema.nullable(),
+  return transformed(
+    z.object({
+      number: z.nullable(quantitySchema),
+      hash: z.nullable(hash32Schema),
       parentHash: hash32Schema,
       timestamp: quantitySchema,
       gasLimit: quantitySchema,
       gasUsed: quantitySchema,
-      baseFeePerGas: quantitySchema.optional(),
+      baseFeePerGas: z.optional(quantitySchema),
       miner: addressSchema,
       stateRoot: hash32Schema,
       transactionsRoot: hash32Schema,
       receiptsRoot: hash32Schema,
-      logsBloom: hexDataSchema.nullable(),
+      logsBloom: z.nullable(hexDataSchema),
       extraData: hexDataSchema,
-      size: quantitySchema.optional(),
+      size: z.optional(quantitySchema),
       transactions: includeTransactions ? z.array(transactionSchema) : z.array(hash32Schema),
-    })
-    .transform((b): EvmBlock => {
+    }),
+    (b): EvmBlock => {
       const { baseFeePerGas, size, ...rest } = b;
       return { ...rest, ...(baseFeePerGas === undefined ? {} : { baseFeePerGas }), ...(size === undefined ? {} : { size }) };
     });
@@ -182,14 +183,14 @@ export interface EvmFeeHistory {
   readonly reward?: readonly (readonly bigint[])[];
 }
 
-export const feeHistorySchema = z
-  .object({
+export const feeHistorySchema = transformed(
+  z.object({
     oldestBlock: quantitySchema,
     baseFeePerGas: z.array(quantitySchema),
-    gasUsedRatio: z.array(z.number().min(0)),
-    reward: z.array(z.array(quantitySchema)).optional(),
-  })
-  .transform((f): EvmFeeHistory => {
+    gasUsedRatio: z.array(z.number().check(z.minimum(0))),
+    reward: z.optional(z.array(z.array(quantitySchema))),
+  }),
+  (f): EvmFeeHistory => {
     const base = { oldestBlock: f.oldestBlock, baseFeePerGas: f.baseFeePerGas, gasUsedRatio: f.gasUsedRatio };
     return f.reward === undefined ? base : { ...base, reward: f.reward };
   });

@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import { sleep, systemClock, type Clock } from '../clock.js';
 import { isTransportError, TransportError } from '../errors/transport-error.js';
 import { evmTransactionHashFromSendParams } from '../jsonrpc/transaction-id.js';
@@ -160,7 +161,7 @@ export async function sendAndWait(requester: RpcRequester, serializedTransaction
   const receiptOfTwo = async (): Promise<EvmTransactionReceipt | null | undefined> => {
     const params = [transactionHash];
     const finals = await askTwo('eth_getTransactionReceipt', params, (value) =>
-      parseResult('eth_getTransactionReceipt', receiptSchema.nullable(), aboutAsked('eth_getTransactionReceipt', params, value)),
+      parseResult('eth_getTransactionReceipt', z.nullable(receiptSchema), aboutAsked('eth_getTransactionReceipt', params, value)),
     );
     if (finals === undefined) return null;
     return finals.find((answer) => answer.value !== null)?.value ?? undefined;
@@ -171,7 +172,7 @@ export async function sendAndWait(requester: RpcRequester, serializedTransaction
    */
   const senderOf = async (): Promise<Hex | undefined> => {
     const params = [transactionHash];
-    const parse = (value: unknown) => parseResult('eth_getTransactionByHash', transactionSchema.nullable(), aboutAsked('eth_getTransactionByHash', params, value));
+    const parse = (value: unknown) => parseResult('eth_getTransactionByHash', z.nullable(transactionSchema), aboutAsked('eth_getTransactionByHash', params, value));
     const answers = await askTwo('eth_getTransactionByHash', params, parse);
     const [a, b] = answers === undefined ? [] : answers.map((answer) => answer.value?.from.toLowerCase());
     return a !== undefined && a === b ? (a as Hex) : undefined;

@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import { TransportError } from '../errors/transport-error.js';
 import { isAnswerAbout, lookupIdOf } from '../jsonrpc/transaction-id.js';
 import type { RequestOptions } from '../api/request-options.js';
@@ -56,13 +57,13 @@ export function createTransactionMethods({ requester }: EvmMethodContext): EvmTr
     async getTransactionReceipt(hash, options) {
       const params = [checkHash(hash, 'hash')];
       const result = await requester.request('eth_getTransactionReceipt', params, options);
-      return parseResult('eth_getTransactionReceipt', receiptSchema.nullable(), aboutAsked('eth_getTransactionReceipt', params, result));
+      return parseResult('eth_getTransactionReceipt', z.nullable(receiptSchema), aboutAsked('eth_getTransactionReceipt', params, result));
     },
 
     async getTransactionByHash(hash, options) {
       const params = [checkHash(hash, 'hash')];
       const result = await requester.request('eth_getTransactionByHash', params, options);
-      return parseResult('eth_getTransactionByHash', transactionSchema.nullable(), aboutAsked('eth_getTransactionByHash', params, result));
+      return parseResult('eth_getTransactionByHash', z.nullable(transactionSchema), aboutAsked('eth_getTransactionByHash', params, result));
     },
   };
 }

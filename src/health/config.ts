@@ -3,7 +3,7 @@
  * archival routing (README "Endpoint health between calls"). Validated with zod at
  * construction; a bad value is `INVALID_CONFIG` naming the field.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /** What a head counts: Solana slots, or EVM blocks. Kept apart: a block height is not a slot. */
 export type HeadQuantity = 'slot' | 'block';
@@ -46,17 +46,15 @@ export const DEFAULT_PROBE_INTERVAL_MS = 10_000;
 export const DEFAULT_CHAIN_RECHECK_MS = 600_000;
 export const DEFAULT_HISTORICAL_DEPTH = 128;
 
-const positiveInt = () => z.number({ error: 'must be a number' }).int('must be an integer').positive('must be > 0');
+const positiveInt = () => z.number({ error: 'must be a number' }).check(z.int('must be an integer'), z.positive('must be > 0'));
 
-export const healthSettingsSchema = z
-  .object({
-    syncAllowance: positiveInt().optional(),
-    probeIntervalMs: z.number({ error: 'must be a number' }).min(50, 'must be >= 50').finite('must be finite').optional(),
-    probeAll: z.boolean({ error: 'must be a boolean' }).optional(),
-    chainRecheckMs: z.number({ error: 'must be a number' }).nonnegative('must be >= 0').finite('must be finite').optional(),
-    historicalDepth: positiveInt().optional(),
-  })
-  .strict();
+export const healthSettingsSchema = z.strictObject({
+  syncAllowance: z.optional(positiveInt()),
+  probeIntervalMs: z.optional(z.number({ error: 'must be a number' }).check(z.minimum(50, 'must be >= 50'))),
+  probeAll: z.optional(z.boolean({ error: 'must be a boolean' })),
+  chainRecheckMs: z.optional(z.number({ error: 'must be a number' }).check(z.nonnegative('must be >= 0'))),
+  historicalDepth: z.optional(positiveInt()),
+});
 
 /** Fills in the defaults (the value was validated by the pool's config schema). */
 export function resolveHealth(option: false | HealthSettings | undefined): ResolvedHealth {
@@ -65,9 +63,9 @@ export function resolveHealth(option: false | HealthSettings | undefined): Resol
   return {
     active: option !== false,
     allowance: allowance === undefined ? DEFAULT_SYNC_ALLOWANCE : { slot: allowance, block: allowance },
-    probeIntervalMs: settings.probeIntervalMs ?? DEFAULT_PROBE_INTERVAL_MS,
-    probeAll: settings.probeAll ?? false,
+  probeIntervalMs: settings.probeIntervalMs ?? DEFAULT_PROBE_INTERVAL_MS,
+  probeAll: settings.probeAll ?? false,
     chainRecheckMs: settings.chainRecheckMs ?? DEFAULT_CHAIN_RECHECK_MS,
-    historicalDepth: settings.historicalDepth ?? DEFAULT_HISTORICAL_DEPTH,
+  historicalDepth: settings.historicalDepth ?? DEFAULT_HISTORICAL_DEPTH,
   };
 }

@@ -4,7 +4,7 @@
  * error object, which is off the success path. Structural violations are reported by
  * name so the classifier can map each one (a PATH gateway heuristic list, REFERENCE.md).
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { parseJsonExact, stringifyJson } from './exact-json.js';
 
 /** Why a response body is not a usable JSON-RPC response to our single request. */
@@ -78,8 +78,8 @@ export interface RequestBodyWriter {
 
 const errorObjectSchema = z.object({
   code: z.int(),
-  message: z.string().optional().catch(undefined),
-  data: z.unknown().optional(),
+  message: z.catch(z.optional(z.string()), undefined),
+  data: z.optional(z.unknown()),
 });
 
 const violation = (reason: EnvelopeViolation): ResponseEnvelope => ({ type: 'violation', reason });

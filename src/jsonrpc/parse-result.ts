@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { TransportError } from '../errors/transport-error.js';
 
 /**
@@ -6,7 +6,7 @@ import { TransportError } from '../errors/transport-error.js';
  * `INVALID_RESPONSE` whose `reason` names the failing path and check
  * (e.g. `value: too_big`) — never the raw value, which may be huge or hostile.
  */
-export function parseResult<S extends z.ZodType>(method: string, schema: S, result: unknown): z.output<S> {
+export function parseResult<S extends z.ZodMiniType>(method: string, schema: S, result: unknown): z.output<S> {
   const parsed = schema.safeParse(result);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];

@@ -2,6 +2,7 @@
  * The reputation tracker and host breaker a pool's health runs on: validated from the
  * `reputation` option, keyed per endpoint, and the signal each hand-reported cause sends.
  */
+import { ENGLISH_MESSAGES } from '../config/english-messages.js';
 import { configIssuesOf, invalidConfig, type NormalizedEndpoint } from '../config/normalize.js';
 import type { HttpTransportPoolOptions } from '../config/types.js';
 import { hostBreakerConfigSchema, reputationConfigSchema } from '../reputation/config.js';
@@ -38,8 +39,8 @@ export function createHealth(options: HttpTransportPoolOptions, endpoints: reado
   const { hostBreaker, ...settings } = (options.reputation ?? {}) as Record<string, unknown>;
   const latency = (settings['latency'] ?? {}) as Record<string, unknown>;
   const withProfile = { ...settings, latency: { profile: options.chain ?? 'generic', ...latency } };
-  const reputation = reputationConfigSchema.safeParse(withProfile);
-  const breaker = hostBreakerConfigSchema.safeParse(hostBreaker ?? {});
+  const reputation = reputationConfigSchema.safeParse(withProfile, ENGLISH_MESSAGES);
+  const breaker = hostBreakerConfigSchema.safeParse(hostBreaker ?? {}, ENGLISH_MESSAGES);
   const issues = [
     ...(reputation.success ? [] : configIssuesOf(reputation.error, 'reputation')),
     ...(breaker.success ? [] : configIssuesOf(breaker.error, 'reputation.hostBreaker')),

@@ -10,10 +10,10 @@ import { DEFAULT_MAX_RESPONSE_BYTES } from '../config/normalize.js';
 import type { HttpTransportPoolOptions } from '../config/types.js';
 import type { NormalizedEndpoint } from '../config/normalize.js';
 import type { SubscriptionSettings } from '../subscriptions/types.js';
-import { SubscriptionManager, type EndpointStanding, type SubscriptionEndpointSnapshot } from '../subscriptions/manager.js';
-import { resolveSubscriptionSettings, wsUrlOf } from '../subscriptions/settings.js';
+import type { EndpointStanding, SubscriptionEndpointSnapshot, WsEndpoint } from '../subscriptions/endpoint-states.js';
+import type { SubscriptionManager } from '../subscriptions/manager.js';
+import { resolveSubscriptionSettings, wsUrlOf, type ResolvedSubscriptionSettings } from '../subscriptions/settings.js';
 import { meterDecision, type MeterDecision } from '../subscriptions/resubscribe-meter.js';
-import { defaultSocketFactory } from '../subscriptions/socket.js';
 import type { SubscribeOptions, Subscription } from '../subscriptions/types.js';
 import type { ChainGuard } from './chain-guard.js';
 import type { PoolEvents } from '../api/events.js';
@@ -55,8 +55,17 @@ export function wsUrlsOf(endpoints: readonly NormalizedEndpoint[], settings: Sub
   return endpoints.flatMap((endpoint) => wsUrlOf(endpoint, derive) ?? []);
 }
 
+/**
+ * The pool's subscriptions. The manager (sockets, placement, rebinding: about a fifth of the
+ * pool's code) is loaded with `import()` on the first `subscribe()`, which is async anyway, so
+ * a page that only reads never downloads it; until then every endpoint is idle.
+ */
 export class PoolSubscriptions {
-  readonly #manager: SubscriptionManager;
+  #manager: SubscriptionManager | undefined;
+  #loading: Promise<SubscriptionManager> | undefined;
+  #closed = false;
+  readonly #settings: ResolvedSubscriptionSettings;
+  readonly #endpoints: readonly WsEndpoint[];
   readonly #parts: PoolSubscriptionsParts;
   readonly #roleOf = new Map<string, RoleState>();
   #listening = false;
@@ -70,45 +79,61 @@ export class PoolSubscriptions {
       // Subscriptions are reads: the endpoint's read role speaks for it (else its first role).
       if (known === undefined || (known.settings.kind !== 'read' && role.settings.kind === 'read')) this.#roleOf.set(role.endpointId, role);
     }
-    const endpoints = parts.endpoints.flatMap((endpoint) => {
+    this.#settings = settings;
+    this.#endpoints = parts.endpoints.flatMap((endpoint) => {
       const wsUrl = wsUrlOf(endpoint, settings.deriveWsUrl);
       return wsUrl === undefined ? [] : [{ id: endpoint.id, operator: endpoint.operator, wsUrl, headers: endpoint.headers }];
     });
-    this.#manager = new SubscriptionManager(
-      {
-        clock: parts.clock,
-        random: parts.random,
-        endpoints,
-        maxOperatorShare: parts.maxOperatorShare,
-        standing: (endpointId, nowMs) => this.#standing(endpointId, nowMs),
-        emit: (event) => parts.events.emit('subscription', event),
-        redact: parts.redact,
-        loadSocketFactory: defaultSocketFactory,
-        meterResubscribe: (endpointId, nowMs) => this.#meter(endpointId, nowMs, settings.backoff.initialBackoffMs),
-      },
-      settings,
-    );
   }
 
-  subscribe<T>(method: string, params: readonly unknown[], options: SubscribeOptions): Promise<Subscription<T>> {
+  async subscribe<T>(method: string, params: readonly unknown[], options: SubscribeOptions): Promise<Subscription<T>> {
     const bad = badSubscribeInput(method, params, options);
-    if (bad !== undefined) return Promise.reject(bad);
+    if (bad !== undefined) throw bad;
     this.#listen();
-    return this.#manager.subscribe<T>(method, params, options);
+    // A pool closed while the manager loaded: the manager was shut down, and refuses.
+    return (this.#manager ?? (await this.#load())).subscribe<T>(method, params, options);
   }
 
   /** Moves every subscription off `endpointId` (it left rotation: bench, wrong chain, lag). */
   leaveRotation(endpointId: string): void {
-    this.#manager.leaveRotation(endpointId);
+    // No manager yet: no subscription to move.
+    this.#manager?.leaveRotation(endpointId);
   }
 
   snapshot(): SubscriptionEndpointSnapshot[] {
-    return this.#manager.snapshot();
+    return this.#manager?.snapshot() ?? this.#endpoints.map((endpoint) => ({
+      endpointId: endpoint.id, sockets: 0, subscriptions: 0, pausedForMs: 0, consecutiveFailures: 0, unknownNotifications: 0, garbageFrames: 0,
+    }));
   }
 
   close(): void {
+    this.#closed = true;
     for (const unlisten of this.#unlisten.splice(0)) unlisten();
-    this.#manager.shutdown();
+    this.#manager?.shutdown();
+  }
+
+  #load(): Promise<SubscriptionManager> {
+    this.#loading ??= Promise.all([import('../subscriptions/manager.js'), import('../subscriptions/socket.js')]).then(([{ SubscriptionManager }, { defaultSocketFactory }]) => {
+      const parts = this.#parts;
+      const manager = new SubscriptionManager(
+        {
+          clock: parts.clock,
+          random: parts.random,
+          endpoints: this.#endpoints,
+          maxOperatorShare: parts.maxOperatorShare,
+          standing: (endpointId, nowMs) => this.#standing(endpointId, nowMs),
+          emit: (event) => parts.events.emit('subscription', event),
+          redact: parts.redact,
+          loadSocketFactory: defaultSocketFactory,
+          meterResubscribe: (endpointId, nowMs) => this.#meter(endpointId, nowMs, this.#settings.backoff.initialBackoffMs),
+        },
+        this.#settings,
+      );
+      if (this.#closed) manager.shutdown();
+      this.#manager = manager;
+      return manager;
+    });
+    return this.#loading;
   }
 
   /** A resubscribe to `endpointId` takes a token of its read role, as an HTTP call would (see resubscribe-meter.ts). */

@@ -10,6 +10,7 @@
  * nothing returned here names the host.
  */
 import { filterWithCollapseGuard } from './collapse-guard.js';
+import { ENGLISH_MESSAGES } from '../config/english-messages.js';
 import { hostBreakerConfigSchema, type HostBreakerConfig, type HostBreakerOptions } from './config.js';
 
 export type HostBreakerChange =
@@ -81,7 +82,7 @@ const NO_CHANGES: readonly HostBreakerChange[] = Object.freeze([]);
 const RATE_EPSILON = 1e-9;
 
 export function createHostBreaker(options: CreateHostBreakerOptions = {}): HostBreaker {
-  const config = hostBreakerConfigSchema.parse(options.config ?? {});
+  const config = hostBreakerConfigSchema.parse(options.config ?? {}, ENGLISH_MESSAGES);
   const hosts = new Map<string, HostState>();
 
   /** Latest end of any open so far: when `nowMs` is past it, no host is open (O(1) fast path). */

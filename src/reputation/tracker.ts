@@ -4,6 +4,7 @@
  * Synchronous and pure apart from the store; every call takes the current monotonic time.
  */
 import { filterWithCollapseGuard } from './collapse-guard.js';
+import { ENGLISH_MESSAGES } from '../config/english-messages.js';
 import { reputationConfigSchema, type ReputationConfig, type ReputationOptions } from './config.js';
 import {
   INITIAL_RATE_STATE,
@@ -105,7 +106,7 @@ type MutableEntry = { -readonly [K in keyof ReputationEntry]: ReputationEntry[K]
 const NO_CHANGES: readonly ReputationChange[] = Object.freeze([]);
 
 export function createReputationTracker(options: CreateReputationTrackerOptions = {}): ReputationTracker {
-  const config = reputationConfigSchema.parse(options.config ?? {});
+  const config = reputationConfigSchema.parse(options.config ?? {}, ENGLISH_MESSAGES);
   const store = options.store ?? createMemoryReputationStore();
   const bands = bandThresholdsOf(config);
 

@@ -1,5 +1,5 @@
 import { base64 } from '@scure/base';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { u64Schema } from './schemas.js';
 
 /**
@@ -30,7 +30,7 @@ const decodedBytesAtMost = (length: number): number => Math.floor((length * 3) /
 
 /** `[text, 'base64']` → bytes, refusing (`too_big`) text that would decode to more than `maxBytes`. */
 export function base64DataSchema(maxBytes: number) {
-  return z.tuple([z.string(), z.literal('base64')]).transform(([text], ctx) => {
+  return z.pipe(z.tuple([z.string(), z.literal('base64')]), z.transform(([text]: [string, 'base64'], ctx) => {
     if (decodedBytesAtMost(text.length) > maxBytes + 2) {
       ctx.issues.push({ code: 'too_big', origin: 'string', maximum: maxBytes, input: text, message: `account data above ${maxBytes} bytes` });
       return z.NEVER;
@@ -43,7 +43,7 @@ export function base64DataSchema(maxBytes: number) {
       ctx.issues.push({ code: 'custom', input: text, message: 'account data is not valid base64' });
     }
     return z.NEVER;
-  });
+  }));
 }
 
 const parsedDataSchema = z.object({ program: z.string(), parsed: z.unknown(), space: u64Schema });
@@ -51,11 +51,17 @@ const parsedDataSchema = z.object({ program: z.string(), parsed: z.unknown(), sp
 /** Account data in either encoding; `jsonParsed` falls back to base64 per account. The shape picks the schema, so a failure names its real cause. */
 export function accountDataSchema(maxBytes: number) {
   const bytes = base64DataSchema(maxBytes);
-  const parsed = parsedDataSchema.transform((data): ParsedAccountData => ({ program: data.program, parsed: data.parsed, space: data.space }));
-  return z.unknown().transform((value, ctx): AccountData => {
-    const result = Array.isArray(value) ? bytes.safeParse(value) : parsed.safeParse(value);
-    if (result.success) return result.data;
-    for (const issue of result.error.issues) ctx.issues.push({ ...issue, input: value } as never);
-    return z.NEVER;
-  });
+  const parsed = z.pipe(
+    parsedDataSchema,
+    z.transform((data: z.output<typeof parsedDataSchema>): ParsedAccountData => ({ program: data.program, parsed: data.parsed, space: data.space })),
+  );
+  return z.pipe(
+    z.unknown(),
+    z.transform((value: unknown, ctx): AccountData => {
+      const result = Array.isArray(value) ? bytes.safeParse(value) : parsed.safeParse(value);
+      if (result.success) return result.data;
+      for (const issue of result.error.issues) ctx.issues.push({ ...issue, input: value } as never);
+      return z.NEVER;
+    }),
+  );
 }

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { isSolanaAddress } from './address.js';
 import { accountDataSchema, type AccountData } from './account-data.js';
 import { u64Schema } from './schemas.js';
@@ -20,27 +20,29 @@ export interface AccountInfo {
 }
 
 /** A base58 address of 32 bytes in a result. */
-export const addressSchema = z.string().refine(isSolanaAddress, { message: 'expected a base58 address of 32 bytes' });
+export const addressSchema = z.string().check(z.refine(isSolanaAddress, { message: 'expected a base58 address of 32 bytes' }));
 
 /** One account object, data decoded under `maxDataBytes`. */
 export function accountInfoSchema(maxDataBytes: number) {
-  return z
-    .object({
-      lamports: u64Schema,
-      owner: addressSchema,
-      executable: z.boolean(),
-      rentEpoch: u64Schema,
-      space: u64Schema.optional(),
-      data: accountDataSchema(maxDataBytes),
-    })
-    .transform((account): AccountInfo => {
-      const { lamports, owner, executable, rentEpoch, space, data } = account;
+  const account = z.object({
+    lamports: u64Schema,
+    owner: addressSchema,
+    executable: z.boolean(),
+    rentEpoch: u64Schema,
+    space: z.optional(u64Schema),
+    data: accountDataSchema(maxDataBytes),
+  });
+  return z.pipe(
+    account,
+    z.transform((parsed: z.output<typeof account>): AccountInfo => {
+      const { lamports, owner, executable, rentEpoch, space, data } = parsed;
       return space === undefined ? { lamports, owner, executable, rentEpoch, data } : { lamports, owner, executable, rentEpoch, space, data };
-    });
+    }),
+  );
 }
 
 /** `{ context: { slot }, value }` around any value schema. */
-export function withContext<S extends z.ZodType>(value: S) {
+export function withContext<S extends z.ZodMiniType>(value: S) {
   return z.object({ context: z.object({ slot: u64Schema }), value });
 }
 

@@ -14,7 +14,7 @@ import { accountInfoSchema, keyedAccountSchema, withContext, type AccountInfo, t
 import { checkSafeUint, invalidInput } from './inputs.js';
 import { paramsWith, readConfig, type SolanaMethodContext, type SolanaReadParameters } from './method-context.js';
 import { parseResult, U64_MAX, u64Schema } from './schemas.js';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /** Options of `getAccountInfo` and `getMultipleAccounts`. */
 export interface GetAccountInfoParameters extends SolanaReadParameters {
@@ -107,9 +107,12 @@ export const MAX_MULTIPLE_ACCOUNTS = 100;
 
 const tokenAmountSchema = withContext(
   z.object({
-    amount: z.string().regex(/^\d{1,20}$/, { message: 'expected a u64 decimal string' }).transform(BigInt).pipe(z.bigint().max(U64_MAX)),
-    decimals: z.number().int().min(0).max(255),
-    uiAmountString: z.string().regex(/^\d+(?:\.\d+)?$/, { message: 'expected a decimal string' }),
+    amount: z.pipe(
+      z.pipe(z.string().check(z.regex(/^\d{1,20}$/, { message: 'expected a u64 decimal string' })), z.transform((text: string) => BigInt(text))),
+      z.bigint().check(z.maximum(U64_MAX)),
+    ),
+    decimals: z.number().check(z.int(), z.minimum(0), z.maximum(255)),
+    uiAmountString: z.string().check(z.regex(/^\d+(?:\.\d+)?$/, { message: 'expected a decimal string' })),
   }),
 );
 
@@ -177,7 +180,7 @@ export function createAccountMethods(ctx: SolanaMethodContext): SolanaAccountMet
       assertSolanaAddress(address, 'address');
       const read = accountRead(ctx, parameters);
       const result = await requester.request('getAccountInfo', paramsWith([address], read.config), options);
-      const parsed = parseResult('getAccountInfo', withContext(accountInfoSchema(read.maxDataBytes).nullable()), result);
+      const parsed = parseResult('getAccountInfo', withContext(z.nullable(accountInfoSchema(read.maxDataBytes))), result);
       return { slot: parsed.context.slot, value: checkSpace('getAccountInfo', parsed.value, read.sliced, 'value') };
     },
 
@@ -185,7 +188,7 @@ export function createAccountMethods(ctx: SolanaMethodContext): SolanaAccountMet
       const list = checkAddresses(addresses, 'addresses', MAX_MULTIPLE_ACCOUNTS);
       const read = accountRead(ctx, parameters);
       const result = await requester.request('getMultipleAccounts', paramsWith([list], read.config), options);
-      const schema = withContext(z.array(accountInfoSchema(read.maxDataBytes).nullable()).length(list.length));
+      const schema = withContext(z.array(z.nullable(accountInfoSchema(read.maxDataBytes))).check(z.length(list.length)));
       const parsed = parseResult('getMultipleAccounts', schema, result);
       const value = parsed.value.map((account, index) => checkSpace('getMultipleAccounts', account, read.sliced, `value.${index}`));
       return { slot: parsed.context.slot, value };

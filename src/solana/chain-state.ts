@@ -1,5 +1,5 @@
 import { base64 } from '@scure/base';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { RequestOptions } from '../api/request-options.js';
 import { assertSolanaAddress } from './address.js';
 import { withContext } from './account-schemas.js';
@@ -63,7 +63,7 @@ export const MAX_PRIORITIZATION_FEE_ADDRESSES = 128;
 const latestBlockhashSchema = withContext(z.object({ blockhash: hash32Schema, lastValidBlockHeight: u64Schema }));
 const booleanWithContext = withContext(z.boolean());
 const feesSchema = z.array(z.object({ slot: u64Schema, prioritizationFee: u64Schema }));
-const feeForMessageSchema = withContext(u64Schema.nullable());
+const feeForMessageSchema = withContext(z.nullable(u64Schema));
 
 export function assertBlockhash(value: unknown, field = 'blockhash'): asserts value is string {
   if (!isBase58OfLength(value, SOLANA_ADDRESS_BYTES)) invalidInput(field, 'a base58 hash of 32 bytes');

@@ -1,7 +1,7 @@
 import { sleep, type Clock } from '../clock.js';
 import { isTransportError, TransportError } from '../errors/transport-error.js';
 import type { RpcRequester } from '../api/request-options.js';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { askTwoOperators } from '../proof/two-operators.js';
 import {
   absenceProven,
@@ -82,7 +82,7 @@ export async function pollSignature(requester: RpcRequester, signature: string, 
     return result.value[0] ?? null;
   };
   /** Two operators' answers, or undefined when the requester cannot get a second operator's word. */
-  const askTwo = <T>(method: string, params: readonly unknown[], schema: z.ZodType<T>) =>
+  const askTwo = <T>(method: string, params: readonly unknown[], schema: z.ZodMiniType<T>) =>
     askTwoOperators(requester, method, params, (value) => parseResult(method, schema, value), () => within(method));
 
   /** What proves the deadline of the transaction passed (two operators agreeing), or undefined. */

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { base64DataSchema } from './account-data.js';
 import { addressSchema, withContext } from './account-schemas.js';
 import type { SolanaCommitment } from './inputs.js';
@@ -21,24 +21,27 @@ export interface SignatureStatus {
 
 const commitmentSchema = z.enum(['processed', 'confirmed', 'finalized']);
 /** i64 seconds (block times): safe number or exact bigint, always a bigint. */
-const i64Schema = z.union([z.number().int(), z.bigint()]).transform((value) => BigInt(value));
+const i64Schema = z.pipe(z.union([z.number().check(z.int()), z.bigint()]), z.transform((value: number | bigint) => BigInt(value)));
 
-export const signatureStatusSchema = z
-  .object({
-    slot: u64Schema,
-    confirmations: z.number().int().nonnegative().nullable(),
-    err: z.unknown().nullable(),
-    confirmationStatus: commitmentSchema.nullish(),
-  })
-  .transform((s): SignatureStatus => ({
+const rawSignatureStatusSchema = z.object({
+  slot: u64Schema,
+  confirmations: z.nullable(z.number().check(z.int(), z.nonnegative())),
+  err: z.nullable(z.unknown()),
+  confirmationStatus: z.nullish(commitmentSchema),
+});
+
+export const signatureStatusSchema = z.pipe(
+  rawSignatureStatusSchema,
+  z.transform((s: z.output<typeof rawSignatureStatusSchema>): SignatureStatus => ({
     slot: s.slot,
     confirmations: s.confirmations,
     err: s.err ?? null,
     confirmationStatus: s.confirmationStatus ?? null,
-  }));
+  })),
+);
 
 export function signatureStatusesSchema(count: number) {
-  return withContext(z.array(signatureStatusSchema.nullable()).length(count));
+  return withContext(z.array(z.nullable(signatureStatusSchema)).check(z.length(count)));
 }
 
 /** The execution metadata of a landed transaction; other fields the node sends are kept. */
@@ -54,33 +57,33 @@ export interface TransactionMeta {
 }
 
 const metaSchema = z.looseObject({
-  err: z.unknown().nullable(),
+  err: z.nullable(z.unknown()),
   fee: u64Schema,
   preBalances: z.array(u64Schema),
   postBalances: z.array(u64Schema),
-  logMessages: z.array(z.string()).nullish(),
-  computeUnitsConsumed: u64Schema.optional(),
+  logMessages: z.nullish(z.array(z.string())),
+  computeUnitsConsumed: z.optional(u64Schema),
 });
 
 /** A transaction in `encoding: 'base64'` decodes to its wire bytes; `json`/`jsonParsed` pass through. */
 export function transactionResultSchema(encoding: 'json' | 'jsonParsed' | 'base64', maxBytes: number) {
-  return z
-    .object({
+  return z.nullable(
+    z.object({
       slot: u64Schema,
-      blockTime: i64Schema.nullish(),
-      version: z.union([z.literal('legacy'), z.number().int().nonnegative()]).optional(),
-      meta: metaSchema.nullable(),
-      transaction: encoding === 'base64' ? base64DataSchema(maxBytes) : z.looseObject({ signatures: z.array(z.string()).min(1), message: z.unknown() }),
-    })
-    .nullable();
+      blockTime: z.nullish(i64Schema),
+      version: z.optional(z.union([z.literal('legacy'), z.number().check(z.int(), z.nonnegative())])),
+      meta: z.nullable(metaSchema),
+      transaction: encoding === 'base64' ? base64DataSchema(maxBytes) : z.looseObject({ signatures: z.array(z.string()).check(z.minLength(1)), message: z.unknown() }),
+    }),
+  );
 }
 
 export const simulationSchema = withContext(
   z.looseObject({
-    err: z.unknown().nullable(),
-    logs: z.array(z.string()).nullable(),
-    unitsConsumed: u64Schema.optional(),
-    returnData: z.object({ programId: addressSchema, data: base64DataSchema(1_024) }).nullish(),
-    replacementBlockhash: z.object({ blockhash: hash32Schema, lastValidBlockHeight: u64Schema }).nullish(),
+    err: z.nullable(z.unknown()),
+    logs: z.nullable(z.array(z.string())),
+    unitsConsumed: z.optional(u64Schema),
+    returnData: z.nullish(z.object({ programId: addressSchema, data: base64DataSchema(1_024) })),
+    replacementBlockhash: z.nullish(z.object({ blockhash: hash32Schema, lastValidBlockHeight: u64Schema })),
   }),
 );

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { BackoffSettings } from '../retry/backoff.js';
 import type { SilenceSettings } from './silence.js';
 import type { SocketFactory } from './socket.js';
@@ -21,47 +21,50 @@ export interface ResolvedSubscriptionSettings {
   readonly socketFactory: SocketFactory | undefined;
 }
 
-const positive = () => z.number({ error: 'must be a number' }).positive('must be > 0').finite('must be finite');
-const nonNegative = () => z.number({ error: 'must be a number' }).nonnegative('must be >= 0').finite('must be finite');
-const positiveInt = () => z.number({ error: 'must be a number' }).int('must be an integer').positive('must be > 0');
+const positive = () => z.number({ error: 'must be a number' }).check(z.positive('must be > 0'));
+const nonNegative = () => z.number({ error: 'must be a number' }).check(z.nonnegative('must be >= 0'));
+const positiveInt = () => z.number({ error: 'must be a number' }).check(z.int('must be an integer'), z.positive('must be > 0'));
 
 /** Pool option `subscriptions`, checked with the rest of the config. */
 export const subscriptionSettingsSchema = z
-  .object({
-    deriveWsUrl: z.boolean({ error: 'must be a boolean' }).optional(),
-    maxSubscriptionsPerSocket: positiveInt().optional(),
-    bufferSize: positiveInt().optional(),
-    bufferBytes: positiveInt().optional(),
-    maxFrameBytes: positiveInt().optional(),
-    overflow: z.enum(['drop-oldest', 'error'], { error: "must be 'drop-oldest' or 'error'" }).optional(),
-    pingIntervalMs: nonNegative().optional(),
-    pongTimeoutMs: positive().optional(),
-    silenceFactor: z.number({ error: 'must be a number' }).min(1, 'must be >= 1').finite('must be finite').optional(),
-    minSilenceMs: nonNegative().optional(),
-    requestTimeoutMs: positive().optional(),
-    subscribeTimeoutMs: positive().optional(),
-    initialBackoffMs: nonNegative().optional(),
-    maxBackoffMs: nonNegative().optional(),
-    idleSocketMs: nonNegative().optional(),
-    socketFactory: z.custom<SocketFactory>((value) => typeof value === 'function', { message: 'must be a function' }).optional(),
+  .strictObject({
+    deriveWsUrl: z.optional(z.boolean({ error: 'must be a boolean' })),
+    maxSubscriptionsPerSocket: z.optional(positiveInt()),
+    bufferSize: z.optional(positiveInt()),
+    bufferBytes: z.optional(positiveInt()),
+    maxFrameBytes: z.optional(positiveInt()),
+    overflow: z.optional(z.enum(['drop-oldest', 'error'], { error: "must be 'drop-oldest' or 'error'" })),
+    pingIntervalMs: z.optional(nonNegative()),
+    pongTimeoutMs: z.optional(positive()),
+    silenceFactor: z.optional(z.number({ error: 'must be a number' }).check(z.minimum(1, 'must be >= 1'))),
+    minSilenceMs: z.optional(nonNegative()),
+    requestTimeoutMs: z.optional(positive()),
+    subscribeTimeoutMs: z.optional(positive()),
+    initialBackoffMs: z.optional(nonNegative()),
+    maxBackoffMs: z.optional(nonNegative()),
+    idleSocketMs: z.optional(nonNegative()),
+    socketFactory: z.optional(z.custom<SocketFactory>((value) => typeof value === 'function', { message: 'must be a function' })),
   })
-  .strict()
-  .refine((v) => v.initialBackoffMs === undefined || v.maxBackoffMs === undefined || v.maxBackoffMs >= v.initialBackoffMs, {
-    message: 'maxBackoffMs must be >= initialBackoffMs',
-    path: ['maxBackoffMs'],
-  });
+  .check(
+    z.refine((v) => v.initialBackoffMs === undefined || v.maxBackoffMs === undefined || v.maxBackoffMs >= v.initialBackoffMs, {
+      message: 'maxBackoffMs must be >= initialBackoffMs',
+      path: ['maxBackoffMs'],
+    }),
+  );
 
 /** A WebSocket URL: `ws:` or `wss:`. The value is never echoed (it may hold a key). */
-export const wsUrlSchema = z.string({ error: 'must be a string' }).refine(
-  (value) => {
-    try {
-      const { protocol } = new URL(value);
-      return protocol === 'ws:' || protocol === 'wss:';
-    } catch {
-      return false;
-    }
-  },
-  { message: 'must be a ws(s) URL' },
+export const wsUrlSchema = z.string({ error: 'must be a string' }).check(
+  z.refine(
+    (value) => {
+      try {
+        const { protocol } = new URL(value);
+        return protocol === 'ws:' || protocol === 'wss:';
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be a ws(s) URL' },
+  ),
 );
 
 /** `maxResponseBytes`: the pool's HTTP body bound, which a frame's bound follows unless set. */

@@ -20,15 +20,17 @@ import { describeWithBinary } from '../helpers/system-binary.js';
  */
 
 /**
- * Budget for the browser bundle of pool + Solana client (`getBalance`), minified and gzipped
- * (level 9): 155 KiB. Set at 125 KiB when measured at 113.4 KiB; raised on purpose to 155 KiB
- * when the pool gained endpoint health, subscriptions, batching and coalescing and the Solana
- * client its 16 typed calls and subscription helpers (measured 144.8 KiB then: tldts' public
- * suffix list ≈ 29 % of the minified bytes, zod ≈ 23 %, sturdy-rpc ≈ 44 %). `tldts-icann`
- * would save ~17 KiB but cannot tell a real suffix from its catch-all rule (`<key>.local`
- * would become an operator), so it is not an option. Exceeding the budget fails this test.
+ * Budget for the initial load of a page with pool + Solana client (`getBalance`), and of one
+ * with pool + EVM client (`getBalance`), minified and gzipped (level 9), bundled with esbuild
+ * `splitting: true` as Vite, Rollup and webpack bundle a page: code behind a dynamic `import()`
+ * (the subscription manager, fetched on the first `subscribe()`) is a chunk of its own, not
+ * part of the initial load. 80 KiB. History: 125 KiB when measured at 113.4 KiB; 155 KiB when
+ * the pool gained endpoint health, subscriptions, batching and coalescing (144.8 KiB, of which
+ * tldts' public-suffix list ≈ 29 % and zod ≈ 23 %); 80 KiB when the browser build dropped the
+ * public-suffix list, the schemas moved to zod/mini and the subscription manager became
+ * on-demand (Solana 77.0 KiB, EVM 74.9 KiB). Exceeding the budget fails this test.
  */
-const GZIP_BUDGET_BYTES = 155 * 1024;
+const GZIP_BUDGET_BYTES = 80 * 1024;
 
 /** Every public sub-path a browser or edge user imports (`sturdy-rpc/testing` is Node-only: it starts servers). */
 const BROWSER_SUBPATHS = ['sturdy-rpc', 'sturdy-rpc/solana', 'sturdy-rpc/evm', 'sturdy-rpc/fetch', 'sturdy-rpc/viem', 'sturdy-rpc/kit', 'sturdy-rpc/ethers', 'sturdy-rpc/testing/msw'];
@@ -122,15 +124,52 @@ describe('the browser/edge build of the installed package', () => {
     }
   });
 
-  it(`keeps pool + Solana client under ${GZIP_BUDGET_BYTES / 1024} KiB minified and gzipped, with zod's English locale only`, async () => {
-    const entry = COMPARED_ENTRIES[0]!;
-    const measure: BundleMeasure = await measureBundle(entry, appDir);
-    writeFileSync(join(packed!.dir, 'bundle-size.json'), JSON.stringify(measure, null, 2));
-    expect(measure.gzippedBytes).toBeLessThanOrEqual(GZIP_BUDGET_BYTES);
-    expect(measure.inputs.filter((input) => /\/zod\/.*\/locales\/(?!en\.js)/.test(input))).toEqual([]);
-    expect(measure.inputs.filter((input) => /undici|^node:/.test(input))).toEqual([]);
-    // The entry really holds the pool and the client (a budget met by an empty bundle proves nothing).
-    expect(measure.bytesByPackage['sturdy-rpc']).toBeGreaterThan(20_000);
+  it(`keeps the initial load of pool + Solana client and of pool + EVM client under ${GZIP_BUDGET_BYTES / 1024} KiB minified and gzipped`, async () => {
+    const measures: BundleMeasure[] = [];
+    for (const entry of COMPARED_ENTRIES.slice(0, 2)) measures.push(await measureBundle(entry, appDir));
+    writeFileSync(join(packed!.dir, 'bundle-size.json'), JSON.stringify(measures, null, 2));
+    for (const measure of measures) {
+      expect(measure.gzippedBytes, measure.name).toBeLessThanOrEqual(GZIP_BUDGET_BYTES);
+      expect(measure.inputs.filter((input) => /undici|^node:/.test(input)), measure.name).toEqual([]);
+      // No public-suffix list, no classic zod (zod/mini only, English messages only), no subscription manager up front.
+      expect(measure.inputs.filter((input) => /\/tldts|\/zod\/v4\/classic\/|\/zod\/.*\/locales\/(?!en\.js)/.test(input)), measure.name).toEqual([]);
+      expect(measure.inputs.filter((input) => /subscriptions\/manager|subscriptions\/connection/.test(input)), measure.name).toEqual([]);
+      // The manager exists, on demand (a budget met by dropping subscriptions proves nothing).
+      expect(measure.lazyGzippedBytes, measure.name).toBeGreaterThan(3_000);
+      // The entry really holds the pool and the client (a budget met by an empty bundle proves nothing).
+      expect(measure.bytesByPackage['sturdy-rpc'], measure.name).toBeGreaterThan(20_000);
+    }
+  });
+
+  it('names a named host without operator by a hash in the browser build, never by a label of its URL', async () => {
+    // The browser build has no public-suffix list: each such host is its own operator, and no label (a key?) shows.
+    const result = await esbuild.build({
+      stdin: {
+        contents: `import { HttpTransportPool } from 'sturdy-rpc';
+export function snapshot() {
+  const pool = new HttpTransportPool({ endpoints: [
+    { url: 'https://k3y5ecret.mainnet.helius-rpc.com/?api-key=Q1W2E3R4', tier: 0 },
+    { url: 'https://k3y5ecret.mainnet.helius-rpc.com/other', tier: 0 },
+    { url: 'https://rpc.example.com/', operator: 'example', tier: 1 },
+    { url: 'http://127.0.0.1:8899', tier: 1 },
+  ] });
+  const { endpoints } = pool.snapshot();
+  pool.close();
+  return endpoints.map((e) => ({ endpointId: e.endpointId, operator: e.operator }));
+}`,
+        resolveDir: appDir, loader: 'js', sourcefile: 'operators.js',
+      },
+      bundle: true, format: 'esm', platform: 'browser', target: 'es2022', write: false, metafile: true, logLevel: 'silent',
+    });
+    expect(Object.keys(result.metafile.inputs).filter((input) => input.includes('tldts'))).toEqual([]);
+    const file = join(packed!.dir, 'operators.mjs');
+    writeFileSync(file, result.outputFiles[0]!.text);
+    const { snapshot } = (await import(file)) as { snapshot: () => { endpointId: string; operator: string }[] };
+    const rows = snapshot();
+    expect(rows.map((r) => r.operator)).toEqual([rows[0]!.operator, rows[0]!.operator, 'example', '127.0.0.1']);
+    expect(rows[0]!.operator).toMatch(/^host-[0-9a-f]{8}$/);
+    expect(rows.map((r) => r.endpointId)).toEqual([`${rows[0]!.operator}-0`, `${rows[0]!.operator}-1`, 'example-2', '127.0.0.1-3']);
+    expect(JSON.stringify(rows)).not.toMatch(/k3y5ecret|Q1W2E3R4|helius|mainnet/);
   });
 });
 

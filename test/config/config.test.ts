@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod/mini';
 import type { EndpointConfig, HttpTransportPoolOptions } from '../../src/config/types.js';
 import { isTransportError, type TransportError } from '../../src/errors/transport-error.js';
 import { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
@@ -79,6 +80,23 @@ describe('INVALID_CONFIG', () => {
   it('rejects per-role overrides for a kind the endpoint does not serve', () => {
     const error = configError({ endpoints: [{ url: KEYED_URL, kinds: ['read'], roles: { submit: { requestsPerSecond: 1 } } }] });
     expect(error.message).toContain("endpoints[0].roles.submit: kind 'submit' is not in endpoints[0].kinds");
+  });
+
+  it("words checks that carry no message of ours in zod's English, whatever locale the application gave zod", () => {
+    // The application's own zod setting (global to every copy of zod/v4 core); restored after.
+    const before = z.config().localeError;
+    z.config(z.locales.de());
+    try {
+      const reputation = configError({ endpoints: at(0, {}), reputation: { initialScore: 200, granularity: 'per-host' } });
+      expect(reputation.context.issues).toEqual([
+        { path: 'reputation.granularity', message: 'Invalid option: expected one of "per-url"|"per-endpoint"|"per-domain"' },
+        { path: 'reputation.initialScore', message: 'Too big: expected number to be <=100' },
+      ]);
+      const methods = configError({ endpoints: at(0, {}), methods: { '': { kind: 'read', retryClass: 'idempotent' } } });
+      expect(methods.context.issues).toEqual([{ path: 'methods.', message: 'Invalid key in record' }]);
+    } finally {
+      z.config({ localeError: before });
+    }
   });
 
   it('never puts the URL or its secret parts into the message, context or stack', () => {
