@@ -2,9 +2,9 @@ import { TransportError } from '../errors/transport-error.js';
 import { evmSubscriptions, type EvmSubscriptions } from '../subscriptions/evm-helpers.js';
 import type { RequestOptions, RpcRequester } from '../api/request-options.js';
 import { systemClock, type Clock } from '../clock.js';
-import { assertEvmAddress } from './address.js';
+import { getBalance, type GetBalanceParameters, type GetBalanceReturnType } from './get-balance.js';
+export type { GetBalanceParameters, GetBalanceReturnType } from './get-balance.js';
 import { createBlockMethods, type EvmBlockMethods } from './blocks.js';
-import { blockParam, type EvmBlockParameter } from './inputs.js';
 import { createLogMethods, type EvmLogMethods } from './logs.js';
 import type { EvmMethodContext } from './method-context.js';
 import { sendAndWait, type SendAndWaitOptions, type SendAndWaitReturnType } from './send-and-wait.js';
@@ -44,10 +44,6 @@ export interface GetVersionReturnType {
 
 /** Result of `getGenesisHash`: block 0's hash, lowercase `0x` + 64 hex digits. */
 export type GetGenesisHashReturnType = `0x${string}`;
-/** Options of `getBalance`: the block to read at. @default 'latest' */
-export type GetBalanceParameters = EvmBlockParameter;
-/** Result of `getBalance`: wei, exact. */
-export type GetBalanceReturnType = bigint;
 /** Result of `getChainId` (EIP-155 chain id). */
 export type GetChainIdReturnType = number;
 /** Result of `getBlockNumber`. */
@@ -133,12 +129,7 @@ export function createEvmClient(requester: RpcRequester, defaults: EvmClientDefa
       return parseResult('eth_getBlockByNumber', blockHashOnlySchema, result).hash;
     },
 
-    async getBalance(address, blockTag = 'latest', options) {
-      assertEvmAddress(address, 'address');
-      const block = blockParam(blockTag);
-      const result = await requester.request('eth_getBalance', [address, block], options);
-      return parseResult('eth_getBalance', quantitySchema, result);
-    },
+    getBalance: (address, blockTag, options) => getBalance(requester, address, blockTag, options),
 
     async getChainId(options) {
       const result = await requester.request('eth_chainId', [], options);

@@ -2,6 +2,7 @@
  * `sturdy-rpc/evm`: typed EVM calls over an `HttpTransportPool` (or any `RpcRequester`),
  * send-and-wait, `getLogs` range splitting, address and chain helpers.
  */
+export { getBalance } from './get-balance.js';
 export {
   createEvmClient,
   type EvmClient,

@@ -1,18 +1,18 @@
 import { systemClock, type Clock } from '../clock.js';
 import type { RequestOptions, RpcRequester } from '../api/request-options.js';
-import { assertSolanaAddress } from './address.js';
+import { balanceAt, type GetBalanceParameters, type GetBalanceReturnType } from './get-balance.js';
+export type { GetBalanceParameters, GetBalanceReturnType } from './get-balance.js';
 import { solanaSubscriptions, type SolanaSubscriptions } from '../subscriptions/solana-helpers.js';
 import { unhealthyAnswerOf, type GetHealthReturnType } from './health.js';
 import { createAccountMethods, type SolanaAccountMethods } from './accounts.js';
 import { createChainStateMethods, type SolanaChainStateMethods } from './chain-state.js';
-import { checkCommitment, checkSafeUint, compactConfig, type SolanaCommitment } from './inputs.js';
+import { checkCommitment, type SolanaCommitment } from './inputs.js';
 import type { SolanaMethodContext } from './method-context.js';
 import { sendAndConfirm, type SendAndConfirmOptions, type SendAndConfirmReturnType } from './send-and-confirm.js';
 import { createTransactionMethods, type SolanaTransactionMethods } from './transactions.js';
 export type { SendTransactionParameters, SendTransactionReturnType } from './transactions.js';
 import { waitForSignature, type WaitForSignatureOptions, type WaitForSignatureReturnType } from './wait-for-signature.js';
 import {
-  balanceResultSchema,
   hash32Schema,
   healthResultSchema,
   parseResult,
@@ -39,22 +39,6 @@ export interface GetVersionReturnType {
 export type GetGenesisHashReturnType = string;
 
 /** Options of `getBalance`. */
-export interface GetBalanceParameters {
-  /** @default the client's `commitment`, else the node's default */
-  readonly commitment?: SolanaCommitment;
-  /** Fail with node error -32016 unless the node has reached this slot. */
-  readonly minContextSlot?: number | bigint;
-}
-
-/** Result of `getBalance`: exact u64 values. */
-export interface GetBalanceReturnType {
-  /** Slot at which the balance was read. */
-  readonly slot: bigint;
-  /** Balance in lamports. */
-  readonly value: bigint;
-}
-
-/** Typed Solana calls over any {@link RpcRequester} (normally an `HttpTransportPool`). */
 export interface SolanaClient extends SolanaAccountMethods, SolanaChainStateMethods, SolanaTransactionMethods, SolanaSubscriptions {
   /**
    * `getHealth`. A node that is behind or unhealthy (JSON-RPC error -32005) is an answer:
@@ -128,17 +112,7 @@ export function createSolanaClient(requester: RpcRequester, defaults: SolanaClie
       return parseResult('getGenesisHash', hash32Schema, result);
     },
 
-    async getBalance(address, parameters = {}, options) {
-      assertSolanaAddress(address, 'address');
-      const config = compactConfig({
-        commitment: checkCommitment(parameters.commitment, 'commitment') ?? defaultCommitment,
-        minContextSlot: checkSafeUint(parameters.minContextSlot, 'minContextSlot'),
-      });
-      const params = config === undefined ? [address] : [address, config];
-      const result = await requester.request('getBalance', params, options);
-      const balance = parseResult('getBalance', balanceResultSchema, result);
-      return { slot: balance.context.slot, value: balance.value };
-    },
+    getBalance: (address, parameters = {}, options) => balanceAt(requester, address, parameters, options, defaultCommitment),
 
     waitForSignature: (signature, options = {}) => waitForSignature(requester, signature, { clock, ...options }),
     sendAndConfirm: (wireTransaction, options = {}) => sendAndConfirm(requester, wireTransaction, { clock, ...options }),

@@ -2,6 +2,7 @@
  * `sturdy-rpc/solana`: typed Solana calls over an `HttpTransportPool` (or any
  * `RpcRequester`), send-and-confirm, address and cluster helpers, and transaction-id extraction.
  */
+export { getBalance } from './get-balance.js';
 export {
   createSolanaClient,
   type GetBalanceParameters,
