@@ -20,17 +20,23 @@ import { describeWithBinary } from '../helpers/system-binary.js';
  */
 
 /**
- * Budget for the initial load of a page with pool + Solana client (`getBalance`), and of one
- * with pool + EVM client (`getBalance`), minified and gzipped (level 9), bundled with esbuild
- * `splitting: true` as Vite, Rollup and webpack bundle a page: code behind a dynamic `import()`
- * (the subscription manager, fetched on the first `subscribe()`) is a chunk of its own, not
- * part of the initial load. 80 KiB. History: 125 KiB when measured at 113.4 KiB; 155 KiB when
- * the pool gained endpoint health, subscriptions, batching and coalescing (144.8 KiB, of which
- * tldts' public-suffix list ≈ 29 % and zod ≈ 23 %); 80 KiB when the browser build dropped the
- * public-suffix list, the schemas moved to zod/mini and the subscription manager became
- * on-demand (Solana 77.0 KiB, EVM 74.9 KiB). Exceeding the budget fails this test.
+ * Budgets for a page that makes the pool read one balance (pool + Solana `getBalance`, pool +
+ * EVM `getBalance`, each imported on its own), bundled by esbuild for `--platform=browser`,
+ * minified and gzipped (level 9). The whole page is one file without splitting (everything it
+ * can run); the initial load is the same page with `splitting: true`, as Vite, Rollup and
+ * webpack bundle it, without the chunks behind a dynamic `import()` (the subscription manager,
+ * fetched on the first `subscribe()`). Issue 26 asks for 50 KiB; the pool alone is ~71 KiB of
+ * the initial load today, so these budgets hold what was reached and catch growth. History:
+ * 125 KiB (113.4 measured); 155 KiB when the pool gained endpoint health, subscriptions,
+ * batching and coalescing (144.8, of which tldts' public-suffix list ≈ 29 % and zod ≈ 23 %);
+ * 80 KiB (initial load) when the browser build dropped the public-suffix list, the schemas
+ * moved to zod/mini and the subscription manager became on-demand; 82 KiB whole and 76 KiB
+ * initial when `getBalance` could be imported without the client (measured: Solana 80.0 / 73.8,
+ * EVM 79.0 / 72.7; through the full clients 86.4 / 80.2 and 84.8 / 78.6). Exceeding a budget
+ * fails this test.
  */
-const GZIP_BUDGET_BYTES = 80 * 1024;
+const WHOLE_BUDGET_BYTES = 82 * 1024;
+const GZIP_BUDGET_BYTES = 76 * 1024;
 
 /** Every public sub-path a browser or edge user imports (`sturdy-rpc/testing` is Node-only: it starts servers). */
 const BROWSER_SUBPATHS = ['sturdy-rpc', 'sturdy-rpc/solana', 'sturdy-rpc/evm', 'sturdy-rpc/fetch', 'sturdy-rpc/viem', 'sturdy-rpc/kit', 'sturdy-rpc/ethers', 'sturdy-rpc/testing/msw'];
@@ -124,11 +130,13 @@ describe('the browser/edge build of the installed package', () => {
     }
   });
 
-  it(`keeps the initial load of pool + Solana client and of pool + EVM client under ${GZIP_BUDGET_BYTES / 1024} KiB minified and gzipped`, async () => {
+  it(`keeps pool + Solana getBalance and pool + EVM getBalance under ${WHOLE_BUDGET_BYTES / 1024} KiB as a whole page and ${GZIP_BUDGET_BYTES / 1024} KiB at initial load, gzipped`, async () => {
     const measures: BundleMeasure[] = [];
-    for (const entry of COMPARED_ENTRIES.slice(0, 2)) measures.push(await measureBundle(entry, appDir));
+    // The two per-method pages, then the same reads through the full clients (last two entries).
+    for (const entry of [...COMPARED_ENTRIES.slice(0, 2), ...COMPARED_ENTRIES.slice(-2)]) measures.push(await measureBundle(entry, appDir));
     writeFileSync(join(packed!.dir, 'bundle-size.json'), JSON.stringify(measures, null, 2));
-    for (const measure of measures) {
+    for (const measure of measures.slice(0, 2)) {
+      expect(measure.wholeGzippedBytes, measure.name).toBeLessThanOrEqual(WHOLE_BUDGET_BYTES);
       expect(measure.gzippedBytes, measure.name).toBeLessThanOrEqual(GZIP_BUDGET_BYTES);
       expect(measure.inputs.filter((input) => /undici|^node:/.test(input)), measure.name).toEqual([]);
       // No public-suffix list, no classic zod (zod/mini only, English messages only), no subscription manager up front.
@@ -136,9 +144,14 @@ describe('the browser/edge build of the installed package', () => {
       expect(measure.inputs.filter((input) => /subscriptions\/manager|subscriptions\/connection/.test(input)), measure.name).toEqual([]);
       // The manager exists, on demand (a budget met by dropping subscriptions proves nothing).
       expect(measure.lazyGzippedBytes, measure.name).toBeGreaterThan(3_000);
-      // The entry really holds the pool and the client (a budget met by an empty bundle proves nothing).
+      // The entry really holds the pool (a budget met by an empty bundle proves nothing).
       expect(measure.bytesByPackage['sturdy-rpc'], measure.name).toBeGreaterThan(20_000);
     }
+    // A typed method that is not imported is not in the bundle: the clients' other methods weigh
+    // several KiB (Solana ≈ 8, EVM ≈ 6 at initial load), all absent from the per-method pages.
+    const [solana, evm, solanaClient, evmClient] = measures;
+    expect(solanaClient!.gzippedBytes - solana!.gzippedBytes).toBeGreaterThan(4_000);
+    expect(evmClient!.gzippedBytes - evm!.gzippedBytes).toBeGreaterThan(3_000);
   });
 
   it('names a named host without operator by a hash in the browser build, never by a label of its URL', async () => {
