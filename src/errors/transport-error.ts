@@ -61,11 +61,12 @@ export interface TransportErrorContextByCode {
    * or every one is on another chain), `no-socket` (neither `ws` nor a global `WebSocket`),
    * `rpc-error` (the node refused the subscribe call: `rpcCode`/`rpcMessage`), `timeout`
    * (no node confirmed it within `timeoutMs`; `lastFailure` says what the last try met),
-   * `unsupported` (a chain client over a requester that cannot subscribe).
+   * `unsupported` (a chain client over a requester that cannot subscribe), `load-failed` (the
+   * subscription code, fetched on the first `subscribe()`, did not load: the next call tries again).
    */
   SUBSCRIPTION_FAILED: {
     readonly method: string;
-    readonly reason: 'no-ws-endpoint' | 'no-socket' | 'rpc-error' | 'timeout' | 'unsupported';
+    readonly reason: 'no-ws-endpoint' | 'no-socket' | 'rpc-error' | 'timeout' | 'unsupported' | 'load-failed';
     readonly rpcCode?: number;
     readonly rpcMessage?: string;
     readonly lastFailure?: string;

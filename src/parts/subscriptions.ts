@@ -91,7 +91,7 @@ export class PoolSubscriptions {
     if (bad !== undefined) throw bad;
     this.#listen();
     // A pool closed while the manager loaded: the manager was shut down, and refuses.
-    return (this.#manager ?? (await this.#load())).subscribe<T>(method, params, options);
+    return (this.#manager ?? (await this.#load(method))).subscribe<T>(method, params, options);
   }
 
   /** Moves every subscription off `endpointId` (it left rotation: bench, wrong chain, lag). */
@@ -112,7 +112,7 @@ export class PoolSubscriptions {
     this.#manager?.shutdown();
   }
 
-  #load(): Promise<SubscriptionManager> {
+  #load(method: string): Promise<SubscriptionManager> {
     this.#loading ??= Promise.all([import('../subscriptions/manager.js'), import('../subscriptions/socket.js')]).then(([{ SubscriptionManager }, { defaultSocketFactory }]) => {
       const parts = this.#parts;
       const manager = new SubscriptionManager(
@@ -132,6 +132,10 @@ export class PoolSubscriptions {
       if (this.#closed) manager.shutdown();
       this.#manager = manager;
       return manager;
+    }, (error: unknown) => {
+      // A chunk that failed to load (a flaky network in a browser) is not remembered: the next subscribe() loads it again.
+      this.#loading = undefined;
+      throw new TransportError('SUBSCRIPTION_FAILED', 'The subscription code could not be loaded', { context: { method, reason: 'load-failed' }, method, cause: error });
     });
     return this.#loading;
   }
