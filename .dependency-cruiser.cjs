@@ -14,22 +14,24 @@ module.exports = {
     {
       name: 'pure-folders-stay-below-the-pool',
       severity: 'error',
-      comment: 'Pure rules (reputation, concentration, balance, health, coalesce, batch, retry, jsonrpc, errors, clock) never import the pool or its wiring.',
-      from: { path: '^src/(reputation|concentration|health|coalesce|batch|retry|jsonrpc|errors)/' },
-      to: { path: '^src/pool/' },
+      comment: 'Pure rules (reputation, concentration, balance, health, coalesce, batch, retry, jsonrpc, errors, clock) never import the wiring: the request path or the between-call parts (the pool itself: layers-import-downwards).',
+      from: { path: '^src/((reputation|concentration|balance|health|coalesce|batch|retry|jsonrpc|errors)/|clock\\.ts$)' },
+      to: { path: '^src/(pipeline|parts)/' },
     },
     {
       name: 'core-imports-no-chain-code',
       severity: 'error',
       comment: 'The core knows no chain: typed clients sit on top of it.',
-      from: { path: '^src/(pool|admission|reputation|concentration|balance|health|coalesce|batch|retry|jsonrpc|errors|http|config)/' },
+      from: { path: '^src/(pool|api|pipeline|parts|admission|reputation|concentration|balance|health|coalesce|batch|retry|jsonrpc|errors|http|config)/' },
       to: { path: '^src/(solana|evm|adapters|cli)/' },
     },
     {
       name: 'layers-import-downwards',
       severity: 'error',
-      comment: 'admission < pipeline < parts < pool: the request path knows no between-call part, and nothing below the facade imports it.',
-      from: { path: '^src/(admission|api|pipeline|parts)/' },
+      comment: 'admission < pipeline < parts < pool: nothing below the facade imports it. Only the entry files (src/index.ts, the solana/evm/fleet entries) and what sits on top of a pool (adapters, testing, cli, status, metrics, otel) may.',
+      from: {
+        pathNot: '^src/((pool|adapters|testing|cli|status|metrics|otel)/|index\\.ts$|(solana|evm|fleet)/index\\.ts$)',
+      },
       to: { path: '^src/pool/' },
     },
     {
@@ -45,6 +47,17 @@ module.exports = {
       comment: 'Admission decides who may take a call; it knows nothing of how the call is run.',
       from: { path: '^src/(admission|api)/' },
       to: { path: '^src/pipeline/' },
+    },
+    {
+      name: 'the-request-path-imports-only-below-it',
+      severity: 'error',
+      comment: 'The stages and the loop build on admission, the api types, config, the executor (http) and the pure folders, nothing else (parts and the pool: the rules above).',
+      from: { path: '^src/pipeline/' },
+      to: {
+        path: '^src/',
+        pathNot:
+          '^src/((pipeline|parts|pool|admission|api|config|http|reputation|concentration|balance|health|coalesce|batch|retry|jsonrpc|errors)/|clock\\.ts$)',
+      },
     },
   ],
   options: {

@@ -11,7 +11,8 @@ import type { SolanaMethodContext } from './method-context.js';
 import { sendAndConfirm, type SendAndConfirmOptions, type SendAndConfirmReturnType } from './send-and-confirm.js';
 import { createTransactionMethods, type SolanaTransactionMethods } from './transactions.js';
 export type { SendTransactionParameters, SendTransactionReturnType } from './transactions.js';
-import { waitForSignature, type WaitForSignatureOptions, type WaitForSignatureReturnType } from './wait-for-signature.js';
+import { waitForSignature, type WaitForSignatureOptions } from './wait-for-signature.js';
+import type { WaitForSignatureReturnType } from './wait-outcome.js';
 import {
   hash32Schema,
   healthResultSchema,

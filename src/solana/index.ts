@@ -62,12 +62,8 @@ export {
 } from './transactions.js';
 export type { SignatureStatus, SolanaTransactionError, TransactionMeta } from './transaction-schemas.js';
 export type { SolanaReadParameters } from './method-context.js';
-export {
-  DEFAULT_CONFIRM_TIMEOUT_MS,
-  waitForSignature,
-  type WaitForSignatureOptions,
-  type WaitForSignatureReturnType,
-} from './wait-for-signature.js';
+export { DEFAULT_CONFIRM_TIMEOUT_MS, waitForSignature, type WaitForSignatureOptions } from './wait-for-signature.js';
+export type { WaitForSignatureReturnType } from './wait-outcome.js';
 export { sendAndConfirm, type SendAndConfirmOptions, type SendAndConfirmReturnType } from './send-and-confirm.js';
 export { DEFAULT_SIGNATURE_POLL, type SignaturePollSchedule } from './confirmation.js';
 export { blockhashFromWireBytes } from './wire-message.js';

@@ -2,7 +2,8 @@ import { systemClock } from '../clock.js';
 import { isTransportError } from '../errors/transport-error.js';
 import type { RpcRequester } from '../api/request-options.js';
 import { createTransactionMethods, checkWireTransaction, type SendTransactionParameters } from './transactions.js';
-import { checkWaitOptions, waitForSignature, type WaitForSignatureOptions, type WaitForSignatureReturnType } from './wait-for-signature.js';
+import { checkWaitOptions, waitForSignature, type WaitForSignatureOptions } from './wait-for-signature.js';
+import type { WaitForSignatureReturnType } from './wait-outcome.js';
 import { blockhashFromWireBytes } from './wire-message.js';
 import { invalidInput } from './inputs.js';
 

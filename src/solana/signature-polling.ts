@@ -16,7 +16,7 @@ import type { SolanaCommitment } from './inputs.js';
 import { parseResult, u64Schema } from './schemas.js';
 import { signatureStatusesSchema, type SignatureStatus } from './transaction-schemas.js';
 import { withContext } from './account-schemas.js';
-import type { WaitForSignatureReturnType } from './wait-for-signature.js';
+import type { WaitForSignatureReturnType } from './wait-outcome.js';
 
 /**
  * The polling strategy of `waitForSignature`: `getSignatureStatuses` on a growing interval
