@@ -190,7 +190,9 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
   onResponseEnd(): void {
     const status = this.status;
     if (status === undefined) return this.onResponseError(undefined, new Error('response ended without headers'));
-    this.settle({ type: 'raw', status, headers: this.headers, body: Buffer.concat(this.chunks, this.bytes) });
+    // Most answers arrive in one chunk: use it as is rather than copying it into a new buffer.
+    const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.bytes);
+    this.settle({ type: 'raw', status, headers: this.headers, body });
   }
 
   /** undici passes no controller when the request fails before it was ever started. */
@@ -234,6 +236,16 @@ function prepareTarget(target: ExecutorTarget): PreparedTarget {
 }
 
 function flattenHeaders(headers: RawHeaders): Record<string, string> {
+  // undici already gives lower-case names and string values unless a header repeats: then
+  // the object is used as it is, with no copy per answer.
+  let plain = true;
+  for (const name in headers) {
+    if (typeof headers[name] !== 'string' || name !== name.toLowerCase()) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return headers as Record<string, string>;
   const flat: Record<string, string> = {};
   for (const name in headers) {
     const value = headers[name];
