@@ -55,6 +55,8 @@ interface PreparedTarget {
   staleSafe?: Pool;
 }
 
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 type RawHeaders = Record<string, string | string[] | undefined>;
 
 /**
@@ -152,7 +154,8 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
   private dispatched = false;
   private settled = false;
   private status: number | undefined;
-  private headers: Record<string, string> = {};
+  // Shared until the answer's headers replace it: no empty object per attempt.
+  private headers: Record<string, string> = NO_HEADERS;
   private readonly chunks: Buffer[] = [];
   private bytes = 0;
   private controller: Dispatcher.DispatchController | undefined;
