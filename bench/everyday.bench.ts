@@ -91,11 +91,18 @@ export async function benchEveryday(options: EverydayBenchOptions): Promise<{ re
   return { results, markdown: `${targetTable(targets, options)}\n\n${stageTable(stageCost)}` };
 }
 
-/** Per-round ratios of `pick(a) ÷ pick(b)` (same round), summarised. */
-function ratios(a: readonly LoadResult[], b: readonly LoadResult[], pick: (r: LoadResult) => number) {
-  const values = a.map((run, i) => pick(run) / pick(b[i]!));
+/**
+ * `combine(a[i], b[i])` for every round i, summarised. A round where either side completed
+ * no call (a stall of the shared machine) has no value and is left out.
+ */
+function paired(a: readonly LoadResult[], b: readonly LoadResult[], combine: (x: LoadResult, y: LoadResult) => number) {
+  const values = a.flatMap((run, i) => (run.calls > 0 && b[i]!.calls > 0 ? [combine(run, b[i]!)] : []));
+  if (values.length === 0) return { median: Number.NaN, min: Number.NaN, max: Number.NaN };
   return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
 }
+
+/** Same-round ratios `pick(a) ÷ pick(b)`, summarised. */
+const ratios = (a: readonly LoadResult[], b: readonly LoadResult[], pick: (r: LoadResult) => number) => paired(a, b, (x, y) => pick(x) / pick(y));
 
 function targetRows(concurrent: ReadonlyMap<string, LoadResult[]>, sequential: ReadonlyMap<string, LoadResult[]>): EverydayTarget[] {
   const raw = concurrent.get(RAW)!;
@@ -122,7 +129,7 @@ function stageRows(concurrent: ReadonlyMap<string, LoadResult[]>, names: readonl
   const defaults = concurrent.get(FOUR_DEFAULTS)!;
   return [RAW, ...names].map((client) => {
     const runs = concurrent.get(client)!;
-    const cpu = runs.map((r) => r.cpuUsPerCall);
+    const cpu = runs.filter((r) => r.calls > 0).map((r) => r.cpuUsPerCall);
     return {
       client,
       callsPerSecond: median(runs.map((r) => r.callsPerSecond)),
@@ -130,7 +137,7 @@ function stageRows(concurrent: ReadonlyMap<string, LoadResult[]>, names: readonl
       cpuUsPerCall: median(cpu),
       cpuMinUs: Math.min(...cpu),
       cpuMaxUs: Math.max(...cpu),
-      deltaToDefaultsUs: client === RAW ? undefined : median(runs.map((r, i) => r.cpuUsPerCall - defaults[i]!.cpuUsPerCall)),
+      deltaToDefaultsUs: client === RAW ? undefined : paired(runs, defaults, (x, y) => x.cpuUsPerCall - y.cpuUsPerCall).median,
     };
   });
 }
