@@ -7,6 +7,7 @@
  * this process, so the per-stage table is an in-process A/B of the same pool with one
  * optional stage off at a time.
  */
+import { loadavg } from 'node:os';
 import { startFaultServer } from './fault-control.js';
 import {
   createEverydayClients,
@@ -57,12 +58,15 @@ export interface EverydayResults {
   readonly targets: EverydayTarget[];
   readonly stageCost: EverydayStageCost[];
   /** Every measured run: client → one result per round. */
+  /** The machine's 1-minute load average before and after the section: the ratios mean little on a busy machine. */
+  readonly loadAverage: readonly [before: number, after: number];
   readonly rounds: { readonly concurrent: Record<string, LoadResult[]>; readonly sequential: Record<string, LoadResult[]> };
 }
 
 const SEQUENTIAL = [RAW, ONE_DEFAULTS, FOUR_DEFAULTS];
 
 export async function benchEveryday(options: EverydayBenchOptions): Promise<{ results: EverydayResults; markdown: string }> {
+  const loadBefore = loadavg()[0]!;
   const server = await startFaultServer(4);
   const { clients, close } = createEverydayClients(server.urls);
   const concurrent = new Map<string, LoadResult[]>(clients.map((c) => [c.name, []]));
@@ -87,8 +91,9 @@ export async function benchEveryday(options: EverydayBenchOptions): Promise<{ re
   }
   const targets = targetRows(concurrent, sequential);
   const stageCost = stageRows(concurrent, [FOUR_DEFAULTS, ...STAGES_OFF.map(([stage]) => withoutStage(stage)), FOUR_ALL_OFF]);
-  const results: EverydayResults = { targets, stageCost, rounds: { concurrent: Object.fromEntries(concurrent), sequential: Object.fromEntries(sequential) } };
-  return { results, markdown: `${targetTable(targets, options)}\n\n${stageTable(stageCost)}` };
+  const loadAverage = [loadBefore, loadavg()[0]!] as const;
+  const results: EverydayResults = { targets, stageCost, loadAverage, rounds: { concurrent: Object.fromEntries(concurrent), sequential: Object.fromEntries(sequential) } };
+  return { results, markdown: `${targetTable(targets, options, loadAverage)}\n\n${stageTable(stageCost)}` };
 }
 
 /**
@@ -142,9 +147,9 @@ function stageRows(concurrent: ReadonlyMap<string, LoadResult[]>, names: readonl
   });
 }
 
-function targetTable(targets: readonly EverydayTarget[], options: EverydayBenchOptions): string {
+function targetTable(targets: readonly EverydayTarget[], options: EverydayBenchOptions, load: readonly [number, number]): string {
   const rows = targets.map((t) => [t.row, t.target, `${t.median.toFixed(2)}×`, `${t.min.toFixed(2)}–${t.max.toFixed(2)}×`, t.met ? 'met' : '**missed**']);
-  const note = `_${options.rounds} rounds; 64 in flight ${options.durationMs} ms and 1 in flight ${options.sequentialMs} ms per client per round; every call a distinct \`eth_getBalance\`._`;
+  const note = `_${options.rounds} rounds; 64 in flight ${options.durationMs} ms and 1 in flight ${options.sequentialMs} ms per client per round; every call a distinct \`eth_getBalance\`; load average ${load[0].toFixed(1)} → ${load[1].toFixed(1)}._`;
   return `${table(['row', 'target', 'median of rounds', 'spread of rounds', 'verdict'], rows)}\n\n${note}`;
 }
 
