@@ -11,7 +11,9 @@
  */
 import {
   context,
+  INVALID_SPAN_CONTEXT,
   metrics,
+  ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -56,13 +58,18 @@ interface CallState {
   readonly span: Span;
   /** Read once at start: a hedge race's loser is reported after the call span ended (no longer recording). */
   readonly recording: boolean;
-  readonly context: Context;
+  readonly parent: Context;
+  /** The call span's context, the attempt spans' parent: built at the first attempt span only. */
+  context: Context | undefined;
   /**
    * `'on-retry'`: the first attempt, held back while it is the call's only one (no span yet);
    * `null` once the call has more than one attempt (every later attempt gets its span at once).
    */
   held: ObservedAttempt | undefined | null;
 }
+
+/** The state of every call whose span does not record: never written to (see `start`). */
+const UNRECORDED: CallState = Object.freeze({ span: trace.wrapSpanContext(INVALID_SPAN_CONTEXT), recording: false, parent: ROOT_CONTEXT, context: undefined, held: null });
 
 /** OpenTelemetry metric name of a definition: `sturdy_rpc.rate_limits` for `rate_limits_total`. */
 function otelName(name: string): string {
@@ -173,7 +180,7 @@ export function instrumentOpenTelemetry(pool: HttpTransportPool, options: OpenTe
       attributes['error.type'] = cause;
     }
     if (attempt.rpcCode !== undefined) attributes['rpc.response.status_code'] = String(attempt.rpcCode);
-    const span = tracer.startSpan('POST', { kind: SpanKind.CLIENT, startTime: attempt.startedAtWallMs, attributes }, state.context);
+    const span = tracer.startSpan('POST', { kind: SpanKind.CLIENT, startTime: attempt.startedAtWallMs, attributes }, (state.context ??= trace.setSpan(state.parent, state.span)));
     if (attempt.outcome === 'failure') span.setStatus({ code: SpanStatusCode.ERROR });
     span.end(attempt.startedAtWallMs + attempt.latencyMs);
   };
@@ -183,9 +190,9 @@ export function instrumentOpenTelemetry(pool: HttpTransportPool, options: OpenTe
       const parent = context.active();
       const attributes = callAttributes(call.kind, call.methodLabel);
       const span = tracer.startSpan(attributes['rpc.method'] as string, { kind: SpanKind.CLIENT, startTime: call.startedAtWallMs, attributes }, parent);
-      // A non-recording span (no SDK, or not sampled) has no children to parent.
-      const recording = span.isRecording();
-      return { span, recording, context: recording ? trace.setSpan(parent, span) : parent, held: undefined };
+      // A non-recording span (no SDK, or not sampled) has no children and nothing to end:
+      // one shared state, no object per call.
+      return span.isRecording() ? { span, recording: true, parent, context: undefined, held: undefined } : UNRECORDED;
     },
     attempt(state, call, attempt) {
       tallies.attempt(call, attempt);
