@@ -1,6 +1,6 @@
 /**
- * `sturdy-rpc/otel`: one span per call (JSON-RPC client span), one child span per attempt
- * (HTTP client span), and the pool's metrics through an OpenTelemetry meter. Built on
+ * `sturdy-rpc/otel`: one span per call (JSON-RPC client span), a child span per attempt
+ * (HTTP client span) in calls that took more than one (see `attemptSpans`), and the pool's metrics through an OpenTelemetry meter. Built on
  * `@opentelemetry/api` only (an optional peer): without an SDK every call is a no-op, and
  * the global providers are used when none are given.
  *
@@ -103,7 +103,7 @@ function rpcCodeOf(error: unknown): number | undefined {
 /**
  * Instruments `pool` with OpenTelemetry spans and metrics (README "Monitoring"); returns the
  * function that stops it. Each `pool.request()` becomes a CLIENT span whose parent is the
- * caller's active span, with one child span per attempt.
+ * caller's active span, with a child span per attempt when it took more than one (`attemptSpans`).
  */
 export function instrumentOpenTelemetry(pool: HttpTransportPool, options: OpenTelemetryOptions = {}): UninstrumentOpenTelemetry {
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
