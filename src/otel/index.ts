@@ -1,8 +1,9 @@
 /**
  * `sturdy-rpc/otel`: one span per call (JSON-RPC client span), a child span per attempt
- * (HTTP client span) in calls that took more than one (see `attemptSpans`), and the pool's metrics through an OpenTelemetry meter. Built on
- * `@opentelemetry/api` only (an optional peer): without an SDK every call is a no-op, and
- * the global providers are used when none are given.
+ * (HTTP client span) in calls that took more than one (see `attemptSpans`), and the pool's
+ * metrics through an OpenTelemetry meter. Built on `@opentelemetry/api` only (an optional
+ * peer): without an SDK every call is a no-op, and the global providers are used when none
+ * are given.
  *
  * Secrecy: no attribute carries a URL, a host, a header or a key — endpoints are named by
  * their configured id (`sturdy_rpc.endpoint`), so `server.address` and `url.full` are left out
@@ -26,6 +27,7 @@ import {
   type Span,
   type TracerProvider,
 } from '@opentelemetry/api';
+import { TransportError } from '../errors/transport-error.js';
 import type { HttpTransportPool } from '../pool/http-transport-pool.js';
 import { OBSERVE_CALLS, type CallObserver, type ObservedAttempt, type ObservedCall } from '../pipeline/call-observer.js';
 import { CallTallies, runOnce } from '../metrics/call-tallies.js';
@@ -106,6 +108,12 @@ function rpcCodeOf(error: unknown): number | undefined {
  * caller's active span, with a child span per attempt when it took more than one (`attemptSpans`).
  */
 export function instrumentOpenTelemetry(pool: HttpTransportPool, options: OpenTelemetryOptions = {}): UninstrumentOpenTelemetry {
+  const { attemptSpans } = options;
+  if (attemptSpans !== undefined && attemptSpans !== 'always' && attemptSpans !== 'on-retry') {
+    // Before anything is created: a bad option instruments nothing. The value is not echoed.
+    const message = "must be 'always' or 'on-retry'";
+    throw new TransportError('INVALID_CONFIG', `Invalid OpenTelemetry options: attemptSpans: ${message}`, { context: { issues: [{ path: 'attemptSpans', message }] } });
+  }
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
   const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE);
   const topology = topologyOf(pool.snapshot());
@@ -162,7 +170,7 @@ export function instrumentOpenTelemetry(pool: HttpTransportPool, options: OpenTe
     return attributes;
   };
 
-  const everyAttempt = options.attemptSpans === 'always';
+  const everyAttempt = attemptSpans === 'always';
   /** An attempt's HTTP client span, started and ended after the fact from its recorded times. */
   const attemptSpan = (state: CallState, attempt: ObservedAttempt): void => {
     const attributes: Attributes = {

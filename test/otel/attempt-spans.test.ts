@@ -2,6 +2,7 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSeededRandom } from '../../src/clock.js';
+import { TransportError } from '../../src/errors/transport-error.js';
 import { instrumentOpenTelemetry, type OpenTelemetryOptions } from '../../src/otel/index.js';
 import { createFakeClock } from '../../src/testing/fake-clock.js';
 import { installContextManager } from '../helpers/otel.js';
@@ -15,7 +16,7 @@ beforeAll(() => (uninstallContext = installContextManager()));
 afterAll(() => uninstallContext());
 afterEach(closePools);
 
-function setup(attemptSpans?: OpenTelemetryOptions['attemptSpans'], hedge: false | { delayMs: number } = false) {
+function setupBare(hedge: false | { delayMs: number } = false) {
   const clock = createFakeClock();
   const executor = createScriptedExecutor();
   const pool = createPool({
@@ -26,6 +27,11 @@ function setup(attemptSpans?: OpenTelemetryOptions['attemptSpans'], hedge: false
     hedge,
     retry: { maxRetries: 3, initialBackoffMs: 10, maxBackoffMs: 10 },
   });
+  return { clock, executor, pool };
+}
+
+function setup(attemptSpans?: OpenTelemetryOptions['attemptSpans'], hedge: false | { delayMs: number } = false) {
+  const { clock, executor, pool } = setupBare(hedge);
   const exporter = new InMemorySpanExporter();
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   instrumentOpenTelemetry(pool, attemptSpans === undefined ? { tracerProvider } : { tracerProvider, attemptSpans });
@@ -115,6 +121,21 @@ describe("instrumentOpenTelemetry's attempt spans", () => {
     executor.script('node-0', (_r, id) => ok(7, id));
     await call('getSlot');
     expect(attemptsOf(exporter.getFinishedSpans())).toEqual(['node-0#1 success']);
+  });
+
+  it('rejects an unknown attemptSpans value with INVALID_CONFIG and instruments nothing', async () => {
+    const { executor, pool } = setupBare();
+    const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())] });
+    let thrown: unknown;
+    try {
+      instrumentOpenTelemetry(pool, { tracerProvider, attemptSpans: 'sometimes' as 'always' });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(TransportError);
+    expect(thrown).toMatchObject({ code: 'INVALID_CONFIG', context: { issues: [{ path: 'attemptSpans' }] } });
+    expect((thrown as Error).message).not.toContain('sometimes');
+    expect(executor.received).toHaveLength(0);
   });
 
   it('puts no URL, host, header value or key in any span, whichever attempts are traced', async () => {
