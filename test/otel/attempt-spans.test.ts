@@ -148,3 +148,27 @@ describe("instrumentOpenTelemetry's attempt spans", () => {
     for (const leak of [SECRET, 'example.com', 'https://', 'key=']) expect(text, leak).not.toContain(leak);
   });
 });
+
+describe('the call hook with no exporter attached', () => {
+  it('reads no wall clock and makes no span once the exporter is removed, as before one was attached', async () => {
+    const { clock, executor, pool } = setupBare();
+    let wallReads = 0;
+    const wallNow = clock.wallNow.bind(clock);
+    clock.wallNow = () => (wallReads++, wallNow());
+    executor.script('node-0', (_r, id) => ok(7, id));
+    const exporter = new InMemorySpanExporter();
+    const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+
+    await pool.request('getSlot', []);
+    const bare = wallReads;
+    const uninstrument = instrumentOpenTelemetry(pool, { tracerProvider });
+    await pool.request('getSlot', []);
+    expect(wallReads).toBeGreaterThan(bare); // the observe stage reads it at start and end
+    uninstrument();
+    const before = wallReads;
+    await pool.request('getSlot', []);
+    expect(wallReads - before).toBe(bare);
+    expect(callSpans(exporter.getFinishedSpans())).toHaveLength(1);
+    expect(executor.countFor('node-0')).toBe(3);
+  });
+});
