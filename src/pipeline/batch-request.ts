@@ -3,7 +3,8 @@
  * The wiring of the pure parts in `src/batch/`: items are split per request kind and per
  * endpoint's `maxBatchSize`; each request goes through admission (one permit, one token
  * per item), is attributed item by item, and only the items that failed retryably are
- * sent again — alone or together in a new request, never with the completed ones.
+ * sent again — alone or together in a new request, never with the completed ones. A kind's
+ * items are the request loop's work (`loop.ts`): its chunks go concurrently, one per permit.
  */
 import { attributeBatch, type BatchSlot } from '../batch/attribute.js';
 import { batchRefusal, endpointVerdict, itemRetryClass, requestRetryClass } from '../batch/rules.js';
