@@ -57,6 +57,9 @@ describe('the browser build of the installed package, bundled as a page', () => 
       // No public-suffix list, no classic zod (zod/mini only, English messages only), no subscription manager up front.
       expect(measure.inputs.filter((input) => /\/tldts|\/zod\/v4\/classic\/|\/zod\/.*\/locales\/(?!en\.js)/.test(input)), measure.name).toEqual([]);
       expect(measure.inputs.filter((input) => /subscriptions\/manager|subscriptions\/connection/.test(input)), measure.name).toEqual([]);
+      // No hashing nor codec library: no fleet wiring (the fleet brings it; its keys are SHA-256), no
+      // send-id code (keccak-256, the wire decoders: the transaction-id chunk loads on the first send).
+      expect(measure.inputs.filter((input) => /@noble\/hashes|@scure\/base|\/transaction-id-/.test(input)), measure.name).toEqual([]);
       // The manager exists, on demand (a budget met by dropping subscriptions proves nothing).
       expect(measure.lazyGzippedBytes, measure.name).toBeGreaterThan(3_000);
       // The entry really holds the pool (a budget met by an empty bundle proves nothing).
