@@ -12,7 +12,8 @@ import type { BatchCall, BatchItemResult, BatchOptions } from '../batch/types.js
 import { TransportError, type AttemptRecord } from '../errors/transport-error.js';
 import { createRequestBody } from '../jsonrpc/envelope.js';
 import { lookupIdOf, type LookupId } from '../jsonrpc/answer-ids.js';
-import { loadSendIdReader, needsSendId } from './send-ids.js';
+import { needsSendId } from './send-id-rules.js';
+import { sendIdReader } from './send-ids.js';
 import type { RequestKind, RetryClass } from '../retry/causes.js';
 import { AttemptControl, sendRaw } from './exchange.js';
 import { failWhileWaiting, finalError, type FailedCall } from './call-errors.js';
@@ -87,8 +88,9 @@ function itemsOf(pool: PipelineHost, calls: readonly BatchCall[]): BatchItem[] {
 /** Runs a batch; resolves with one result per call, in order. Rejects only for invalid input, or a send's id that could not be computed (`LOAD_FAILED`); nothing sent then. */
 export async function runBatch(pool: PipelineHost, sizes: BatchSizes, calls: readonly BatchCall[], options: BatchOptions = {}): Promise<BatchItemResult[]> {
   const checked = itemsOf(pool, calls);
-  // A send's id is computed from its bytes before anything is sent (the hashing loads on the first send: send-ids.ts).
-  const read = checked.some((item) => needsSendId(item.method, item.retryClass)) ? await loadSendIdReader() : undefined;
+  // A send's id is computed from its bytes before anything is sent (in the browser, the hashing loads on the first send).
+  const reader = checked.some((item) => needsSendId(item.method, item.retryClass)) ? sendIdReader() : undefined;
+  const read = reader === undefined || typeof reader === 'function' ? reader : await reader;
   const items = read === undefined ? checked : checked.map((item) => (needsSendId(item.method, item.retryClass) ? { ...item, sentTransactionId: read(item.method, item.params) } : item));
   const results: BatchItemResult[] = new Array<BatchItemResult>(items.length);
   const byKind = new Map<RequestKind, BatchItem[]>();

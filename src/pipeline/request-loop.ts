@@ -8,7 +8,8 @@
 import { isTransportError, TransportError } from '../errors/transport-error.js';
 import { createRequestBody, type RequestBodyWriter } from '../jsonrpc/envelope.js';
 import { lookupIdOf } from '../jsonrpc/answer-ids.js';
-import { loadSendIdReader, needsSendId } from './send-ids.js';
+import { needsSendId } from './send-id-rules.js';
+import { sendIdReader } from './send-ids.js';
 import type { RequestOptions } from '../api/request-options.js';
 import { failWhileWaiting, finalError } from './call-errors.js';
 import type { AcquireOptions, PipelineHost, RetryAvoidance } from './host.js';
@@ -33,9 +34,11 @@ export function callEntry(host: PipelineHost, next: CallHandler): RequestHandler
     }
     if (!needsSendId(call.method, call.retryClass)) return next(call, options);
     // A send's id is computed once from its bytes, before anything is sent: its answer must be
-    // that id, its errors carry it (the hashing is loaded on the first send: send-ids.ts).
+    // that id, its errors carry it (in the browser, the hashing loads on the first send: send-ids.browser.ts).
     const sent = call;
-    return loadSendIdReader().then((read) => next({ ...sent, sentTransactionId: read(sent.method, sent.params) }, options));
+    const reader = sendIdReader();
+    if (typeof reader === 'function') return next({ ...sent, sentTransactionId: reader(sent.method, sent.params) }, options);
+    return reader.then((read) => next({ ...sent, sentTransactionId: read(sent.method, sent.params) }, options));
   };
 }
 

@@ -8,13 +8,16 @@ import { createScriptedExecutor, ok } from '../helpers/scripted-executor.js';
 import { signatureOf, wireTransaction } from '../helpers/solana-wire.js';
 
 /**
- * A send's id is computed by code the pool loads on the first send (`pipeline/send-ids.ts`):
- * a plain `pool.request` or `pool.batch` of a send still carries the id its bytes give
- * (an answer that is another id is ambiguous, with the id computed locally), and when that
- * code cannot be loaded the call fails with `LOAD_FAILED` and nothing reaches a node; the next
- * send loads it again. Scripted executor, fake clock: what the executor received is what the
- * nodes saw.
+ * The browser build's send ids: the pool here runs with `send-ids.browser.ts` in place of
+ * `send-ids.ts`, as scripts/build-browser.mjs builds it, so a send's id is computed by code
+ * loaded on the first send. A plain `pool.request` or `pool.batch` of a send still carries the
+ * id its bytes give (an answer that is another id is ambiguous, with the id computed locally),
+ * and when that code cannot be loaded the call fails with `LOAD_FAILED` and nothing reaches a
+ * node; the next send loads it again. Scripted executor, fake clock: what the executor received
+ * is what the nodes saw. (Node imports the reader statically: the send tests of
+ * test/integration and test/pool cover it.)
  */
+vi.mock('../../src/pipeline/send-ids.js', () => import('../../src/pipeline/send-ids.browser.js'));
 
 afterEach(async () => {
   vi.doUnmock('../../src/jsonrpc/transaction-id.js');
