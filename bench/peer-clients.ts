@@ -22,6 +22,8 @@ export const STURDY_ONE = 'sturdy-rpc, 1 endpoint';
 export const STURDY_FOUR = 'sturdy-rpc, 4 endpoints';
 export const STURDY_DISTINCT_OFF = 'sturdy-rpc, distinct reads, coalesce: false';
 export const STURDY_DISTINCT_ON = 'sturdy-rpc, distinct reads, coalescing on';
+/** The default pool on 4 endpoints, every call its own params (issue 26 §2's workload). */
+export const STURDY_FOUR_DEFAULTS = 'sturdy-rpc, 4 endpoints, defaults, distinct reads';
 
 const BODY = '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}';
 const network = Network.from(1);
@@ -44,6 +46,10 @@ export function createPeerClients(urls: readonly string[]): { clients: PeerClien
     reputation: {},
     concentration: { maxOperatorShare: 0.65 },
     coalesce: false,
+  });
+  const sturdyFourDefaults = new HttpTransportPool({
+    endpoints: urls.map((u, i) => ({ id: `e${i}`, url: u, operator: `op${i}`, maxConcurrentRequests: 64 })),
+    chain: 'evm',
   });
   const viemHttp = createPublicClient({ transport: http(url, { batch: false }), cacheTime: 0 });
   const viemFallback = createPublicClient({ transport: fallback(urls.map((u) => http(u, { batch: false }))), cacheTime: 0 });
@@ -69,6 +75,7 @@ export function createPeerClients(urls: readonly string[]): { clients: PeerClien
     { name: STURDY_FOUR, note: 'reputation + cap on', call: () => sturdyFour.request('eth_blockNumber', []) },
     { name: STURDY_DISTINCT_OFF, note: 'eth_getBalance, each call its own address', call: () => sturdyDistinctOff.request('eth_getBalance', [nextAddress(), 'latest']) },
     { name: STURDY_DISTINCT_ON, note: 'eth_getBalance, each call its own address', call: () => sturdyDistinctOn.request('eth_getBalance', [nextAddress(), 'latest']) },
+    { name: STURDY_FOUR_DEFAULTS, note: 'eth_getBalance, each call its own address', call: () => sturdyFourDefaults.request('eth_getBalance', [nextAddress(), 'latest']) },
     { name: 'viem http', note: '`client.request`', call: () => viemHttp.request({ method: 'eth_blockNumber' }) },
     { name: 'viem fallback (4)', note: '`client.request`', call: () => viemFallback.request({ method: 'eth_blockNumber' }) },
     { name: 'ethers JsonRpcProvider', note: '`send`, batching off', call: () => ethersRpc.send('eth_blockNumber', []) },
@@ -82,7 +89,7 @@ export function createPeerClients(urls: readonly string[]): { clients: PeerClien
       ethersRpc.destroy();
       ethersFallback.destroy();
       for (const sub of ethersSubs) sub.destroy();
-      await Promise.all([raw.close(), sturdyOne.close(), sturdyFour.close(), sturdyDistinctOn.close(), sturdyDistinctOff.close()]);
+      await Promise.all([raw.close(), sturdyOne.close(), sturdyFour.close(), sturdyDistinctOn.close(), sturdyDistinctOff.close(), sturdyFourDefaults.close()]);
     },
   };
 }

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark side by side in one run. Never part of `npm test`.
  * Pass `--json <file>` to also write the raw results, `--quick` for short runs (CI smoke),
- * `--only <section,…>` (admission, selection, json, peers, heap, faults, slow-node, bundle, health, observability, batching, subscriptions, fleet) for a focused run,
+ * `--only <section,…>` (admission, selection, json, peers, everyday, heap, faults, slow-node, bundle, health, observability, batching, subscriptions, fleet) for a focused run,
  * `--rounds <n>` for more throughput rounds (the median ratio to raw undici steadies with more).
  */
 import { writeFileSync } from 'node:fs';
@@ -9,6 +9,7 @@ import { cpus } from 'node:os';
 import { benchAdmission } from './admission.bench.js';
 import { benchBundleSize } from './bundle-size.js';
 import { benchBatching } from './batching.bench.js';
+import { benchEveryday } from './everyday.bench.js';
 import { benchFaults } from './faults.bench.js';
 import { benchHealth } from './health.bench.js';
 import { benchFleet } from './fleet.bench.js';
@@ -52,6 +53,13 @@ await section('json', 'Exact-integer JSON parsing', benchJson);
 await section('heap', 'Heap per idle endpoint', benchHeap);
 await section('peers', 'Throughput against the limit and the peers (same loopback server, separate process)', () =>
   benchPeers(quick ? { durationMs: 400, rounds, warmupMs: 150 } : { durationMs: 600, rounds, warmupMs: 400 }),
+);
+await section('everyday', 'Everyday path (issue 26 §2): targets against raw undici, and the client CPU of each optional stage', () =>
+  benchEveryday(
+    quick
+      ? { durationMs: 160, sequentialMs: 100, warmupMs: 40, rounds: Math.max(4, rounds), budgetMs: 12_000 }
+      : { durationMs: 350, sequentialMs: 220, warmupMs: 60, rounds: Math.max(9, rounds), budgetMs: 55_000 },
+  ),
 );
 await section('faults', 'Fault scenarios (4 endpoints, one faulty)', () =>
   benchFaults(

@@ -1,3 +1,5 @@
+import { selectKth } from './select-kth.js';
+
 /**
  * Hedging's pure parts (README "Hedged reads"): when an idempotent read is late, the delay after
  * which a second attempt goes to another endpoint, and the budget that hedges and retries
@@ -40,6 +42,8 @@ const RECOMPUTE_EVERY = 64;
 export class LatencyQuantile {
   readonly quantile: number;
   readonly #ring = new Float64Array(WINDOW);
+  /** Reordered by each recomputation; kept to allocate nothing per answer. */
+  readonly #scratch = new Float64Array(WINDOW);
   #count = 0;
   #sinceRecompute = 0;
   #valueMs: number | undefined;
@@ -53,8 +57,9 @@ export class LatencyQuantile {
     this.#count++;
     if (this.#count >= MIN_SAMPLES && (this.#count <= WINDOW || ++this.#sinceRecompute >= RECOMPUTE_EVERY)) {
       this.#sinceRecompute = 0;
-      const sorted = this.#ring.slice(0, Math.min(this.#count, WINDOW)).sort();
-      this.#valueMs = sorted[Math.min(sorted.length - 1, Math.floor(this.quantile * sorted.length))];
+      const length = Math.min(this.#count, WINDOW);
+      this.#scratch.set(length === WINDOW ? this.#ring : this.#ring.subarray(0, length));
+      this.#valueMs = selectKth(this.#scratch, length, Math.min(length - 1, Math.floor(this.quantile * length)));
     }
   }
 

@@ -9,9 +9,9 @@ import type {
   HttpExecutor,
   RawOutcome,
 } from './executor.js';
-import { decodeResponse, type RawResponse } from './decode-body.js';
+import { decodeResponse } from './decode-body.js';
 import { basicAuthorizationOf } from './url-credentials.js';
-import { CONNECT_CODES, errorCode, failure, SOCKET_CODES, type ErrorOutcome } from './error-codes.js';
+import { CONNECT_CODES, errorCode, failure, SOCKET_CODES } from './error-codes.js';
 
 /**
  * The default executor: undici `Pool`s driven through the low-level `dispatch()` API.
@@ -54,6 +54,8 @@ interface PreparedTarget {
   shared?: Pool;
   staleSafe?: Pool;
 }
+
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 type RawHeaders = Record<string, string | string[] | undefined>;
 
@@ -111,31 +113,36 @@ export function createUndiciExecutor(options: UndiciExecutorOptions = {}): HttpE
   }
 
   return {
-    async execute(request: ExecuteRequest): Promise<RawOutcome> {
-      if (closing !== undefined) return failure('other', false, undefined, undefined, new Error('executor closed'));
+    // Not async: the handler settles the returned promise itself, with no await hop between.
+    execute(request: ExecuteRequest): Promise<RawOutcome> {
+      if (closing !== undefined) return Promise.resolve(failure('other', false, undefined, undefined, new Error('executor closed')));
       const cancellation = request.cancellation ?? cancellationOf(request.signal);
-      if (cancellation.aborted) return failure('aborted', false, undefined, undefined, new Error('aborted before dispatch'));
+      if (cancellation.aborted) return Promise.resolve(failure('aborted', false, undefined, undefined, new Error('aborted before dispatch')));
       let target = prepared.get(request.target); // parsed once per target object
       if (target === undefined) {
         try {
           target = prepareTarget(request.target);
         } catch (error) {
-          return failure('other', false, undefined, undefined, error);
+          return Promise.resolve(failure('other', false, undefined, undefined, error));
         }
         prepared.set(request.target, target);
       }
       const fresh = request.avoidStaleSockets && staleKeepAliveMs <= 0;
-      const pool = request.avoidStaleSockets
-        ? (target.staleSafe ??= poolFor(target.origin, request.target, true))
-        : (target.shared ??= poolFor(target.origin, request.target, false));
-      const raw = await new Promise<RawResponse | ErrorOutcome>((resolve) => {
+      let pool: Pool;
+      try {
+        pool = request.avoidStaleSockets
+          ? (target.staleSafe ??= poolFor(target.origin, request.target, true))
+          : (target.shared ??= poolFor(target.origin, request.target, false));
+      } catch (error) {
+        // As when this was async: a rejected promise, never a throw.
+        return Promise.reject(error as Error);
+      }
+      const { path, headers } = target;
+      return new Promise<RawOutcome>((resolve) => {
         const handler = new AttemptHandler(request.maxResponseBytes, resolve);
         handler.unsubscribe = cancellation.onAbort(handler.onAbort);
-        const { path, headers } = target;
         pool.dispatch({ path, method: 'POST', headers, body: request.body, reset: fresh, headersTimeout: 0, bodyTimeout: 0 }, handler);
       });
-      if (raw.type === 'error') return raw;
-      return decodeResponse(raw, request.maxResponseBytes);
     },
 
     close(): Promise<void> {
@@ -152,7 +159,8 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
   private dispatched = false;
   private settled = false;
   private status: number | undefined;
-  private headers: Record<string, string> = {};
+  // Shared until the answer's headers replace it: no empty object per attempt.
+  private headers: Record<string, string> = NO_HEADERS;
   private readonly chunks: Buffer[] = [];
   private bytes = 0;
   private controller: Dispatcher.DispatchController | undefined;
@@ -162,7 +170,7 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
 
   constructor(
     private readonly maxBytes: number,
-    private readonly resolve: (result: RawResponse | ErrorOutcome) => void,
+    private readonly resolve: (result: RawOutcome | Promise<RawOutcome>) => void,
   ) {}
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -190,7 +198,9 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
   onResponseEnd(): void {
     const status = this.status;
     if (status === undefined) return this.onResponseError(undefined, new Error('response ended without headers'));
-    this.settle({ type: 'raw', status, headers: this.headers, body: Buffer.concat(this.chunks, this.bytes) });
+    // Most answers arrive in one chunk: use it as is rather than copying it into a new buffer.
+    const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.bytes);
+    this.settle(decodeResponse({ type: 'raw', status, headers: this.headers, body }, this.maxBytes));
   }
 
   /** undici passes no controller when the request fails before it was ever started. */
@@ -213,7 +223,7 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
     controller.abort(new Error('response body exceeds maxResponseBytes'));
   }
 
-  private settle(result: RawResponse | ErrorOutcome): void {
+  private settle(result: RawOutcome | Promise<RawOutcome>): void {
     if (this.settled) return;
     this.settled = true;
     this.chunks.length = 0;
@@ -234,6 +244,16 @@ function prepareTarget(target: ExecutorTarget): PreparedTarget {
 }
 
 function flattenHeaders(headers: RawHeaders): Record<string, string> {
+  // undici already gives lower-case names and string values unless a header repeats: then
+  // the object is used as it is, with no copy per answer.
+  let plain = true;
+  for (const name in headers) {
+    if (typeof headers[name] !== 'string' || name !== name.toLowerCase()) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return headers as Record<string, string>;
   const flat: Record<string, string> = {};
   for (const name in headers) {
     const value = headers[name];

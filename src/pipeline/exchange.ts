@@ -4,7 +4,7 @@
  */
 
 import type { RoleState } from '../admission/role-state.js';
-import type { Clock, QueuedTimer } from '../clock.js';
+import type { QueuedTimer } from '../clock.js';
 import { AttemptAbort } from '../http/attempt-abort.js';
 import { classifyOutcome } from '../http/classify.js';
 import type { ExecuteRequest, ExecutorTarget, RawOutcome } from '../http/executor.js';
@@ -13,17 +13,26 @@ import type { LookupId, SentTransactionId } from '../jsonrpc/answer-ids.js';
 import type { PipelineHost } from './host.js';
 
 /**
- * One attempt in flight: its cancellation (the caller's signal, pool.close(), its timer)
- * and what its exchange left behind. It is its own entry in the pool's attempt-timer
- * queue, so an attempt arms no clock timer of its own.
+ * One attempt in flight, as one object: its cancellation (the caller's signal, pool.close(),
+ * its timer), the request the executor gets, the context its answer is classified in, and
+ * the raw outcome its exchange left behind. It is its own entry in the pool's attempt-timer
+ * queue, so an attempt arms no clock timer of its own — and allocates nothing else.
  */
-export class AttemptControl implements QueuedTimer {
+export class AttemptControl implements QueuedTimer, ExecuteRequest, ClassifyContext {
   readonly cancellation = new AttemptAbort();
   readonly target: ExecutorTarget;
+  readonly maxResponseBytes: number;
   abortReason: AbortReason | undefined;
   dueMs = 0;
-  /** The raw outcome of the last exchange. */
+  /** The raw outcome of the exchange. */
   raw: RawOutcome | undefined;
+  // What the exchange sends (set by it): the request's body, and its answer's context.
+  body = '';
+  avoidStaleSockets = false;
+  method = '';
+  id = 0;
+  sentTransactionId: SentTransactionId | undefined;
+  lookupId: LookupId | undefined;
   readonly #pool: PipelineHost;
   readonly #callerSignal: AbortSignal | undefined;
   readonly #timeoutReason: AbortReason;
@@ -32,6 +41,7 @@ export class AttemptControl implements QueuedTimer {
   constructor(pool: PipelineHost, role: RoleState, deadlineMs: number, startedMs: number, callerSignal: AbortSignal | undefined) {
     this.#pool = pool;
     this.target = role.target;
+    this.maxResponseBytes = pool.maxResponseBytes;
     this.#callerSignal = callerSignal;
     if (callerSignal !== undefined) {
       this.#onCallerAbort = () => this.abortByCaller();
@@ -43,6 +53,16 @@ export class AttemptControl implements QueuedTimer {
     const untilDeadline = deadlineMs - startedMs;
     this.#timeoutReason = untilDeadline <= roleTimeoutMs ? 'deadline' : 'attempt-timeout';
     pool.attemptTimers.add(this, Math.min(roleTimeoutMs, untilDeadline));
+  }
+
+  /** Created on first read only (the undici executor never reads it). */
+  get signal(): AbortSignal {
+    return this.cancellation.signal;
+  }
+
+  /** Read only when a Retry-After HTTP-date needs it. */
+  get wallNowMs(): number {
+    return this.#pool.clock.wallNow();
   }
 
   /** The attempt's time is up: the call's deadline, or the role's `requestTimeoutMs`. */
@@ -68,51 +88,6 @@ export class AttemptControl implements QueuedTimer {
   }
 }
 
-/** What the executor gets: classes, so the lazy getters cost no closure per attempt. */
-class AttemptRequest implements ExecuteRequest {
-  readonly target: ExecutorTarget;
-  readonly body: string;
-  readonly cancellation: AttemptAbort;
-  readonly maxResponseBytes: number;
-  readonly avoidStaleSockets: boolean;
-
-  constructor(target: ExecutorTarget, body: string, cancellation: AttemptAbort, maxResponseBytes: number, avoidStaleSockets: boolean) {
-    this.target = target;
-    this.body = body;
-    this.cancellation = cancellation;
-    this.maxResponseBytes = maxResponseBytes;
-    this.avoidStaleSockets = avoidStaleSockets;
-  }
-
-  /** Created on first read only (the undici executor never reads it). */
-  get signal(): AbortSignal {
-    return this.cancellation.signal;
-  }
-}
-
-class AttemptContext implements ClassifyContext {
-  readonly method: string;
-  readonly id: number;
-  readonly abortReason: AbortReason | undefined;
-  readonly sentTransactionId: SentTransactionId | undefined;
-  readonly lookupId: LookupId | undefined;
-  readonly #clock: Clock;
-
-  constructor(exchanged: Exchanged, id: number, abortReason: AbortReason | undefined, clock: Clock) {
-    this.method = exchanged.method;
-    this.sentTransactionId = exchanged.sentTransactionId;
-    this.lookupId = exchanged.lookupId;
-    this.id = id;
-    this.abortReason = abortReason;
-    this.#clock = clock;
-  }
-
-  /** Read only when a Retry-After HTTP-date needs it. */
-  get wallNowMs(): number {
-    return this.#clock.wallNow();
-  }
-}
-
 /** What one exchange sends: the method, the body for a JSON-RPC id, and a send's locally computed id. */
 export interface Exchanged {
   readonly method: string;
@@ -122,27 +97,44 @@ export interface Exchanged {
   readonly lookupId?: LookupId | undefined;
 }
 
+/** Sets what `control`'s exchange sends: a fresh JSON-RPC id, its body, and its answer's context. */
+export function prepareExchange(pool: PipelineHost, control: AttemptControl, exchanged: Exchanged, avoidStaleSockets: boolean): void {
+  const id = pool.nextId();
+  control.id = id;
+  control.method = exchanged.method;
+  control.sentTransactionId = exchanged.sentTransactionId;
+  control.lookupId = exchanged.lookupId;
+  control.body = exchanged.body(id);
+  control.avoidStaleSockets = avoidStaleSockets;
+}
+
+/**
+ * The prepared exchange's raw outcome (left on `control`), classified. A custom executor that
+ * returned a malformed outcome gives an ambiguous failure, as one that throws does.
+ */
+export function classifyExchange(control: AttemptControl, raw: RawOutcome): ClassifiedOutcome {
+  control.raw = raw;
+  try {
+    return classifyOutcome(raw, control);
+  } catch (error) {
+    return classifyOutcome({ type: 'error', kind: 'other', dispatched: true, error }, control);
+  }
+}
+
 /**
  * One request/response on the attempt's endpoint, classified; the raw outcome is left on
- * `control`. Never throws: a custom executor that throws or returns a malformed outcome
- * gives an ambiguous failure.
+ * `control`. Never throws. (The record stage inlines the same three steps: one async frame
+ * per attempt.)
  */
 export async function exchange(pool: PipelineHost, control: AttemptControl, exchanged: Exchanged, avoidStaleSockets: boolean): Promise<ClassifiedOutcome> {
-  const id = pool.nextId();
+  prepareExchange(pool, control, exchanged, avoidStaleSockets);
   let raw: RawOutcome;
   try {
-    raw = await pool.executor.execute(new AttemptRequest(control.target, exchanged.body(id), control.cancellation, pool.maxResponseBytes, avoidStaleSockets));
+    raw = await pool.executor.execute(control);
   } catch (error) {
     raw = thrownOutcome(control, error);
   }
-  control.raw = raw;
-  const context = new AttemptContext(exchanged, id, control.abortReason, pool.clock);
-  try {
-    return classifyOutcome(raw, context);
-  } catch (error) {
-    // A custom executor returned a malformed outcome: an ambiguous failure, like a throw.
-    return classifyOutcome({ type: 'error', kind: 'other', dispatched: true, error }, context);
-  }
+  return classifyExchange(control, raw);
 }
 
 /**
@@ -150,9 +142,11 @@ export async function exchange(pool: PipelineHost, control: AttemptControl, exch
  * `control`). Never throws: a custom executor that throws gives an ambiguous failure.
  */
 export async function sendRaw(pool: PipelineHost, control: AttemptControl, body: string, avoidStaleSockets: boolean): Promise<RawOutcome> {
+  control.body = body;
+  control.avoidStaleSockets = avoidStaleSockets;
   let raw: RawOutcome;
   try {
-    raw = await pool.executor.execute(new AttemptRequest(control.target, body, control.cancellation, pool.maxResponseBytes, avoidStaleSockets));
+    raw = await pool.executor.execute(control);
   } catch (error) {
     raw = thrownOutcome(control, error);
   }
@@ -161,7 +155,7 @@ export async function sendRaw(pool: PipelineHost, control: AttemptControl, body:
 }
 
 /** A custom executor broke its contract by throwing: an ambiguous failure. */
-function thrownOutcome(control: AttemptControl, error: unknown): RawOutcome {
+export function thrownOutcome(control: AttemptControl, error: unknown): RawOutcome {
   return { type: 'error', kind: control.abortReason === undefined ? 'other' : 'aborted', dispatched: true, error };
 }
 

@@ -8,7 +8,8 @@ import { permitRole, type HttpRequestPermit } from '../admission/permit.js';
 import type { ClassifiedOutcome } from '../http/outcome.js';
 import { transportErrorOf, type AttemptResult, type CallContext, type LostAttempt, type RaceEntry } from './call-context.js';
 import type { CallObservation } from './call-observer.js';
-import { AttemptControl, exchange } from './exchange.js';
+import { AttemptControl, classifyExchange, prepareExchange, thrownOutcome } from './exchange.js';
+import type { RawOutcome } from '../http/executor.js';
 import type { PipelineHost } from './host.js';
 
 /** One recorded attempt; in a hedge race (`entry`) it may come back `lost`. */
@@ -69,12 +70,17 @@ async function runAttempt(
   if (events.has('attempt')) events.emit('attempt', eventBase(permit, call, attempt, started));
   const control = new AttemptControl(pool, permitRole(permit), permit.deadlineMs, started, callerSignal);
   if (entry) entry.control = control;
-  let outcome: ClassifiedOutcome;
+  // The exchange's three steps inline: one async frame per attempt.
+  prepareExchange(pool, control, call, call.retryClass === 'never-after-dispatch');
+  let raw: RawOutcome;
   try {
-    outcome = await exchange(pool, control, call, call.retryClass === 'never-after-dispatch');
+    raw = await pool.executor.execute(control);
+  } catch (error) {
+    raw = thrownOutcome(control, error);
   } finally {
     control.finish();
   }
+  const outcome: ClassifiedOutcome = classifyExchange(control, raw);
   const latencyMs = clock.now() - started;
   const { endpointId } = permit;
   // A hedge race's loser teaches nothing: its answer (if any) was cut short.

@@ -8,7 +8,8 @@
  *   coalesce     identical reads in flight share one request — before micro-batching, so a
  *                batch never carries the same read twice (`coalesce: false` removes it);
  *   micro-batch  reads made within `waitMs` go as one JSON-RPC batch (only with `batch`);
- *   loop         admission, the retry decision, the deadline, reconciliation of sends;
+ *   loop         admission, the retry decision, the deadline, reconciliation of sends —
+ *                one loop (`pipeline/loop.ts`) for single calls and `pool.batch` chunks;
  *   hedge        a late read gets a second attempt elsewhere — inside the loop, so a hedge
  *                and a retry share one budget and one deadline (`hedge: false` removes it);
  *   record       what an attempt reports: permit outcomes (fanned out to the parts'

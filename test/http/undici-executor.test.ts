@@ -33,6 +33,25 @@ describeExecutorContract<Options>('createUndiciExecutor', createUndiciExecutor, 
 const executor = closedAfterEach<Options>(createUndiciExecutor);
 
 describe('createUndiciExecutor', () => {
+  it('joins a repeated response header and reads a body that arrives in many chunks whole', async () => {
+    const big = `{"jsonrpc":"2.0","id":1,"result":"${'ab'.repeat(100_000)}"}`;
+    const { url } = await startHttp((req, res) => {
+      res.setHeader('X-Multi', ['a', 'b']);
+      if (req.url !== '/big') return void res.end('{}');
+      // Written in slices: the client sees the body in several chunks.
+      for (let i = 0; i < big.length; i += 16_384) res.write(big.slice(i, i + 16_384));
+      res.end();
+    });
+    const e = executor();
+
+    const small = await e.execute(call(url));
+    const large = await e.execute(call(`${url}/big`, { maxResponseBytes: 1_000_000 }));
+
+    expect(small).toMatchObject({ type: 'response', body: '{}', headers: expect.objectContaining({ 'x-multi': 'a, b' }) });
+    expect(large).toMatchObject({ type: 'response', headers: expect.objectContaining({ 'x-multi': 'a, b' }) });
+    expect(large.type === 'response' && large.body === big).toBe(true);
+  });
+
   it('leaves no abort listener behind, whatever the outcome', async () => {
     const { url } = await startHttp((req, res) => res.end(req.url === '/big' ? 'x'.repeat(5_000) : '{}'));
     const port = await refusedPort();

@@ -1,0 +1,116 @@
+/**
+ * The clients of the everyday-path bench (everyday.bench.ts): raw undici `Pool.request` as
+ * the limit and `HttpTransportPool` setups that differ only in their options, every call an
+ * `eth_getBalance` of its own address (coalescing can never share a request), and the load
+ * loop that measures calls/s, p50 and client CPU per call.
+ */
+import { Pool } from 'undici';
+import { HttpTransportPool, type HttpTransportPoolOptions } from '../src/index.js';
+import { percentile } from './fault-model.js';
+import { gc } from './util.js';
+
+export const RAW = 'raw undici Pool.request';
+export const ONE_DEFAULTS = '1 endpoint, defaults';
+export const FOUR_DEFAULTS = '4 endpoints, defaults';
+export const FOUR_ALL_OFF = '4 endpoints, every optional stage off';
+
+/**
+ * Every stage that is on by default and can be turned off (src/config/types.ts): batching,
+ * reconcileSends, expectedChain, fleet and logger are already off by default.
+ */
+export const STAGES_OFF: readonly (readonly [stage: string, off: Partial<HttpTransportPoolOptions>])[] = [
+  ['hedge', { hedge: false }],
+  ['coalesce', { coalesce: false }],
+  ['balance', { balance: false }],
+  ['health', { health: false }],
+  ['reputation', { reputation: false }],
+  // 0 disables the cap (ConcentrationSettings.maxOperatorShare).
+  ['concentration cap', { concentration: { maxOperatorShare: 0 } }],
+];
+export const EVERY_STAGE_OFF: Partial<HttpTransportPoolOptions> = Object.assign({}, ...STAGES_OFF.map(([, off]) => off));
+export const withoutStage = (stage: string) => `4 endpoints, ${stage} off`;
+
+export interface EverydayClient {
+  readonly name: string;
+  call(): Promise<unknown>;
+}
+
+export interface LoadResult {
+  readonly calls: number;
+  readonly callsPerSecond: number;
+  readonly p50Ms: number;
+  /** Client process CPU (user + system) per call, in µs; the server is another process. */
+  readonly cpuUsPerCall: number;
+}
+
+/** Creates every client against `urls` (the ports of one server process); `close()` releases them all. */
+export function createEverydayClients(urls: readonly string[]): { clients: EverydayClient[]; close(): Promise<void> } {
+  let distinct = 0;
+  const nextAddress = () => `0x${(distinct++ % 1_000_000).toString(16).padStart(40, '0')}`;
+  const raw = new Pool(urls[0]!, { connections: 64 });
+  const one: HttpTransportPoolOptions = { endpoints: [{ url: urls[0]!, maxConcurrentRequests: 64 }], chain: 'evm' };
+  // Each port stands for a different provider (on loopback they would share one operator, and the cap would do nothing).
+  const four: HttpTransportPoolOptions = {
+    endpoints: urls.map((url, i) => ({ id: `e${i}`, url, operator: `op${i}`, maxConcurrentRequests: 64 })),
+    chain: 'evm',
+  };
+  const setups: [string, HttpTransportPoolOptions][] = [
+    [ONE_DEFAULTS, one],
+    [FOUR_DEFAULTS, four],
+    [FOUR_ALL_OFF, { ...four, ...EVERY_STAGE_OFF }],
+    ...STAGES_OFF.map(([stage, off]): [string, HttpTransportPoolOptions] => [withoutStage(stage), { ...four, ...off }]),
+  ];
+  const pools = setups.map(([name, options]) => ({ name, pool: new HttpTransportPool(options) }));
+  const clients: EverydayClient[] = [
+    {
+      name: RAW,
+      call: async () => {
+        // The same JSON body the pool sends, with its own address; the limit does not even parse the answer.
+        const body = `{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["${nextAddress()}","latest"]}`;
+        const res = await raw.request({ path: '/', method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        return res.body.text();
+      },
+    },
+    ...pools.map(({ name, pool }) => ({ name, call: () => pool.request('eth_getBalance', [nextAddress(), 'latest']) })),
+  ];
+  return {
+    clients,
+    close: async () => {
+      await Promise.all([raw.close(), ...pools.map(({ pool }) => pool.close())]);
+    },
+  };
+}
+
+/** Runs `client.call` with `inFlight` loops for `durationMs`; any failed call fails the bench (the server is normal). */
+export async function runLoad(client: EverydayClient, inFlight: number, durationMs: number): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const end = performance.now() + durationMs;
+  const loop = async () => {
+    while (performance.now() < end) {
+      const t0 = performance.now();
+      try {
+        await client.call();
+        latencies.push(performance.now() - t0);
+      } catch {
+        errors++;
+      }
+    }
+  };
+  // Every client starts on a collected heap: the previous client's garbage is not this one's GC work.
+  gc?.();
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: inFlight }, loop));
+  const elapsed = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  if (errors > 0) throw new Error(`${client.name}: ${errors} calls failed against a normal server`);
+  const calls = Math.max(1, latencies.length);
+  latencies.sort((a, b) => a - b);
+  return {
+    calls: latencies.length,
+    callsPerSecond: (latencies.length / elapsed) * 1000,
+    p50Ms: percentile(latencies, 0.5),
+    cpuUsPerCall: (cpu.user + cpu.system) / calls,
+  };
+}

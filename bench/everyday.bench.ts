@@ -1,0 +1,178 @@
+/**
+ * The everyday path (issue 26 §2): the pool against raw undici `Pool.request` on one
+ * loopback server (a separate process, 4 ports), every call a distinct `eth_getBalance`.
+ * Rounds alternate the clients (raw, then each pool, then again); each ratio is taken
+ * against the raw undici of the same round and reported as the median over rounds with the
+ * spread of the rounds beside it. Client CPU per call comes from `process.cpuUsage()` in
+ * this process, so the per-stage table is an in-process A/B of the same pool with one
+ * optional stage off at a time.
+ */
+import { loadavg } from 'node:os';
+import { startFaultServer } from './fault-control.js';
+import {
+  createEverydayClients,
+  FOUR_ALL_OFF,
+  FOUR_DEFAULTS,
+  ONE_DEFAULTS,
+  RAW,
+  runLoad,
+  STAGES_OFF,
+  withoutStage,
+  type LoadResult,
+} from './everyday-clients.js';
+import { median } from './peers.bench.js';
+import { table } from './util.js';
+
+export interface EverydayBenchOptions {
+  /** Measured time of one client in one round at 64 in flight, in ms. */
+  readonly durationMs: number;
+  /** Measured time of one client in one round at 1 in flight, in ms. */
+  readonly sequentialMs: number;
+  /** Unmeasured run before each measured one, in ms (reopens keep-alive connections the idle turn let close). */
+  readonly warmupMs: number;
+  /** Most rounds to run. */
+  readonly rounds: number;
+  /**
+   * Wall-clock budget of the section, in ms: no round starts that would end past it (the
+   * longest round so far is the estimate), so a busy machine gets fewer rounds, not a
+   * longer run. At least one round always runs.
+   */
+  readonly budgetMs: number;
+}
+
+export interface EverydayTarget {
+  readonly row: string;
+  /** `≥ x` (a throughput ratio) or `≤ x` (a latency or CPU ratio). */
+  readonly target: string;
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+  readonly met: boolean;
+}
+
+export interface EverydayStageCost {
+  readonly client: string;
+  readonly callsPerSecond: number;
+  readonly ratioToRaw: number;
+  readonly cpuUsPerCall: number;
+  readonly cpuMinUs: number;
+  readonly cpuMaxUs: number;
+  /** Median over rounds of (this client's CPU per call − the 4-endpoint defaults pool's), in µs. */
+  readonly deltaToDefaultsUs: number | undefined;
+}
+
+export interface EverydayResults {
+  readonly targets: EverydayTarget[];
+  readonly stageCost: EverydayStageCost[];
+  /** Every measured run: client → one result per round. */
+  /** The machine's 1-minute load average before and after the section: the ratios mean little on a busy machine. */
+  readonly loadAverage: readonly [before: number, after: number];
+  readonly rounds: { readonly concurrent: Record<string, LoadResult[]>; readonly sequential: Record<string, LoadResult[]> };
+}
+
+const SEQUENTIAL = [RAW, ONE_DEFAULTS, FOUR_DEFAULTS];
+
+export async function benchEveryday(options: EverydayBenchOptions): Promise<{ results: EverydayResults; markdown: string }> {
+  const started = performance.now();
+  const loadBefore = loadavg()[0]!;
+  const server = await startFaultServer(4);
+  const { clients, close } = createEverydayClients(server.urls);
+  const concurrent = new Map<string, LoadResult[]>(clients.map((c) => [c.name, []]));
+  const sequential = new Map<string, LoadResult[]>(SEQUENTIAL.map((name) => [name, []]));
+  try {
+    await server.configure({ baseDelayMs: 0, ports: [] });
+    // One unmeasured pass first: JIT, connections and the pools' latency estimates warm.
+    for (const client of clients) await runLoad(client, 64, options.warmupMs * 3);
+    let longestRoundMs = 0;
+    for (let round = 0; round < options.rounds; round++) {
+      const roundStart = performance.now();
+      if (round > 0 && roundStart + longestRoundMs - started > options.budgetMs) break;
+      for (const client of clients) {
+        await runLoad(client, 64, options.warmupMs);
+        concurrent.get(client.name)!.push(await runLoad(client, 64, options.durationMs));
+      }
+      for (const client of clients.filter((c) => sequential.has(c.name))) {
+        await runLoad(client, 1, Math.min(options.warmupMs, 50));
+        sequential.get(client.name)!.push(await runLoad(client, 1, options.sequentialMs));
+      }
+      longestRoundMs = Math.max(longestRoundMs, performance.now() - roundStart);
+    }
+  } finally {
+    await close();
+    await server.stop();
+  }
+  const targets = targetRows(concurrent, sequential);
+  const stageCost = stageRows(concurrent, [FOUR_DEFAULTS, ...STAGES_OFF.map(([stage]) => withoutStage(stage)), FOUR_ALL_OFF]);
+  const loadAverage = [loadBefore, loadavg()[0]!] as const;
+  const results: EverydayResults = { targets, stageCost, loadAverage, rounds: { concurrent: Object.fromEntries(concurrent), sequential: Object.fromEntries(sequential) } };
+  return { results, markdown: `${targetTable(targets, options, concurrent.get(RAW)!.length, loadAverage)}\n\n${stageTable(stageCost)}` };
+}
+
+/**
+ * `combine(a[i], b[i])` for every round i, summarised. A round where either side completed
+ * no call (a stall of the shared machine) has no value and is left out.
+ */
+function paired(a: readonly LoadResult[], b: readonly LoadResult[], combine: (x: LoadResult, y: LoadResult) => number) {
+  const values = a.flatMap((run, i) => (run.calls > 0 && b[i]!.calls > 0 ? [combine(run, b[i]!)] : []));
+  if (values.length === 0) return { median: Number.NaN, min: Number.NaN, max: Number.NaN };
+  return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
+}
+
+/** Same-round ratios `pick(a) ÷ pick(b)`, summarised. */
+const ratios = (a: readonly LoadResult[], b: readonly LoadResult[], pick: (r: LoadResult) => number) => paired(a, b, (x, y) => pick(x) / pick(y));
+
+function targetRows(concurrent: ReadonlyMap<string, LoadResult[]>, sequential: ReadonlyMap<string, LoadResult[]>): EverydayTarget[] {
+  const raw = concurrent.get(RAW)!;
+  const rawSequential = sequential.get(RAW)!;
+  const rate = (r: LoadResult) => r.callsPerSecond;
+  const atLeast = (row: string, bound: number, s: ReturnType<typeof ratios>) => ({ row, target: `≥ ${bound.toFixed(2)}×`, ...s, met: s.median >= bound });
+  const atMost = (row: string, bound: number, s: ReturnType<typeof ratios>) => ({ row, target: `≤ ${bound.toFixed(2)}×`, ...s, met: s.median <= bound });
+  return [
+    atLeast('throughput ÷ raw, 64 in flight, defaults, 1 endpoint', 0.95, ratios(concurrent.get(ONE_DEFAULTS)!, raw, rate)),
+    atLeast('throughput ÷ raw, 64 in flight, defaults, 4 endpoints', 0.93, ratios(concurrent.get(FOUR_DEFAULTS)!, raw, rate)),
+    atLeast('throughput ÷ raw, 64 in flight, every optional stage off, 4 endpoints', 0.97, ratios(concurrent.get(FOUR_ALL_OFF)!, raw, rate)),
+    atMost('sequential p50 ÷ raw p50, defaults, 1 endpoint', 1.1, ratios(sequential.get(ONE_DEFAULTS)!, rawSequential, (r) => r.p50Ms)),
+    atMost('sequential p50 ÷ raw p50, defaults, 4 endpoints', 1.1, ratios(sequential.get(FOUR_DEFAULTS)!, rawSequential, (r) => r.p50Ms)),
+    atMost(
+      'client CPU per call, 4 endpoints: defaults ÷ every optional stage off',
+      1.15,
+      ratios(concurrent.get(FOUR_DEFAULTS)!, concurrent.get(FOUR_ALL_OFF)!, (r) => r.cpuUsPerCall),
+    ),
+  ];
+}
+
+function stageRows(concurrent: ReadonlyMap<string, LoadResult[]>, names: readonly string[]): EverydayStageCost[] {
+  const raw = concurrent.get(RAW)!;
+  const defaults = concurrent.get(FOUR_DEFAULTS)!;
+  return [RAW, ...names].map((client) => {
+    const runs = concurrent.get(client)!;
+    const cpu = runs.filter((r) => r.calls > 0).map((r) => r.cpuUsPerCall);
+    return {
+      client,
+      callsPerSecond: median(runs.map((r) => r.callsPerSecond)),
+      ratioToRaw: ratios(runs, raw, (r) => r.callsPerSecond).median,
+      cpuUsPerCall: median(cpu),
+      cpuMinUs: Math.min(...cpu),
+      cpuMaxUs: Math.max(...cpu),
+      deltaToDefaultsUs: client === RAW ? undefined : paired(runs, defaults, (x, y) => x.cpuUsPerCall - y.cpuUsPerCall).median,
+    };
+  });
+}
+
+function targetTable(targets: readonly EverydayTarget[], options: EverydayBenchOptions, roundsRun: number, load: readonly [number, number]): string {
+  const rows = targets.map((t) => [t.row, t.target, `${t.median.toFixed(2)}×`, `${t.min.toFixed(2)}–${t.max.toFixed(2)}×`, t.met ? 'met' : '**missed**']);
+  const note = `_${roundsRun} rounds; 64 in flight ${options.durationMs} ms and 1 in flight ${options.sequentialMs} ms per client per round; every call a distinct \`eth_getBalance\`; load average ${load[0].toFixed(1)} → ${load[1].toFixed(1)}._`;
+  return `${table(['row', 'target', 'median of rounds', 'spread of rounds', 'verdict'], rows)}\n\n${note}`;
+}
+
+function stageTable(rows: readonly EverydayStageCost[]): string {
+  const lines = rows.map((r) => [
+    r.client,
+    Math.round(r.callsPerSecond),
+    r.ratioToRaw.toFixed(2),
+    r.cpuUsPerCall.toFixed(1),
+    `${r.cpuMinUs.toFixed(1)}–${r.cpuMaxUs.toFixed(1)}`,
+    r.deltaToDefaultsUs === undefined ? '—' : `${r.deltaToDefaultsUs >= 0 ? '+' : ''}${r.deltaToDefaultsUs.toFixed(1)}`,
+  ]);
+  return table(['client (64 in flight)', 'calls/s', '÷ raw (median of rounds)', 'client CPU µs/call', 'spread of rounds', 'Δ vs 4-endpoint defaults, µs/call'], lines);
+}
