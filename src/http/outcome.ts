@@ -1,6 +1,6 @@
 import type { DispatchState, FailureCause } from '../retry/causes.js';
 import type { ReputationSignalKind } from '../reputation/signals.js';
-import type { LookupId, SentTransactionId } from '../jsonrpc/transaction-id.js';
+import type { LookupId, SentTransactionId } from '../jsonrpc/answer-ids.js';
 
 /** Why the pool aborted an attempt's signal, if it did. */
 export type AbortReason = 'caller' | 'deadline' | 'attempt-timeout';

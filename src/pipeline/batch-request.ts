@@ -12,7 +12,9 @@ import type { ClassifiedFailure } from '../http/outcome.js';
 import type { BatchCall, BatchItemResult, BatchOptions } from '../batch/types.js';
 import { TransportError, type AttemptRecord } from '../errors/transport-error.js';
 import { createRequestBody } from '../jsonrpc/envelope.js';
-import { lookupIdOf, sentTransactionIdOf, type LookupId } from '../jsonrpc/transaction-id.js';
+import { lookupIdOf, type LookupId } from '../jsonrpc/answer-ids.js';
+import { needsSendId } from './send-id-rules.js';
+import { sendIdReader } from './send-ids.js';
 import type { RequestKind, RetryClass } from '../retry/causes.js';
 import { AttemptControl, sendRaw } from './exchange.js';
 import { failWhileWaiting, finalError, type FailedCall } from './call-errors.js';
@@ -66,14 +68,17 @@ function itemsOf(pool: PipelineHost, calls: readonly BatchCall[]): BatchItem[] {
       throw new TransportError('INVALID_INPUT', `calls[${index}].params must be JSON-serializable (bigint allowed)`, { context: { field: `calls[${index}].params` }, cause: error });
     }
     const { kind, retryClass } = pool.classify(method, {});
-    const sentTransactionId = retryClass === 'never-after-dispatch' ? sentTransactionIdOf(method, params) : undefined;
-    return { index, method, params, kind, retryClass, body, sentTransactionId, lookupId: lookupIdOf(method, params), attempts: [], redact: pool.redact, tries: 0, last: undefined };
+    return { index, method, params, kind, retryClass, body, sentTransactionId: undefined, lookupId: lookupIdOf(method, params), attempts: [], redact: pool.redact, tries: 0, last: undefined };
   });
 }
 
-/** Runs a batch; resolves with one result per call, in order. Rejects only for invalid input (nothing sent). */
+/** Runs a batch; resolves with one result per call, in order. Rejects only for invalid input, or a send's id that could not be computed (`LOAD_FAILED`); nothing sent then. */
 export async function runBatch(pool: PipelineHost, sizes: BatchSizes, calls: readonly BatchCall[], options: BatchOptions = {}): Promise<BatchItemResult[]> {
-  const items = itemsOf(pool, calls);
+  const checked = itemsOf(pool, calls);
+  // A send's id is computed from its bytes before anything is sent (in the browser, the hashing loads on the first send).
+  const reader = checked.some((item) => needsSendId(item.method, item.retryClass)) ? sendIdReader() : undefined;
+  const read = reader === undefined || typeof reader === 'function' ? reader : await reader;
+  const items = read === undefined ? checked : checked.map((item) => (needsSendId(item.method, item.retryClass) ? { ...item, sentTransactionId: read(item.method, item.params) } : item));
   const results: BatchItemResult[] = new Array<BatchItemResult>(items.length);
   const byKind = new Map<RequestKind, BatchItem[]>();
   for (const item of items) {

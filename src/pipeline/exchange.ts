@@ -9,7 +9,7 @@ import { AttemptAbort } from '../http/attempt-abort.js';
 import { classifyOutcome } from '../http/classify.js';
 import type { ExecuteRequest, ExecutorTarget, RawOutcome } from '../http/executor.js';
 import type { AbortReason, ClassifiedOutcome, ClassifyContext } from '../http/outcome.js';
-import type { LookupId, SentTransactionId } from '../jsonrpc/transaction-id.js';
+import type { LookupId, SentTransactionId } from '../jsonrpc/answer-ids.js';
 import type { PipelineHost } from './host.js';
 
 /**

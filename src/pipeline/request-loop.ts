@@ -8,7 +8,9 @@
 import { TransportError } from '../errors/transport-error.js';
 import type { HttpRequestPermit } from '../admission/permit.js';
 import { createRequestBody, type RequestBodyWriter } from '../jsonrpc/envelope.js';
-import { lookupIdOf, sentTransactionIdOf } from '../jsonrpc/transaction-id.js';
+import { lookupIdOf } from '../jsonrpc/answer-ids.js';
+import { needsSendId } from './send-id-rules.js';
+import { sendIdReader } from './send-ids.js';
 import type { RequestOptions } from '../api/request-options.js';
 import { failWhileWaiting, finalError, type FailedCall } from './call-errors.js';
 import type { CallBudget, PipelineHost, RetryAvoidance } from './host.js';
@@ -31,7 +33,13 @@ export function callEntry(host: PipelineHost, next: CallHandler): RequestHandler
     } catch (error) {
       return Promise.reject(error);
     }
-    return next(call, options);
+    if (!needsSendId(call.method, call.retryClass)) return next(call, options);
+    // A send's id is computed once from its bytes, before anything is sent: its answer must be
+    // that id, its errors carry it (in the browser, the hashing loads on the first send: send-ids.browser.ts).
+    const sent = call;
+    const reader = sendIdReader();
+    if (typeof reader === 'function') return next({ ...sent, sentTransactionId: reader(sent.method, sent.params) }, options);
+    return reader.then((read) => next({ ...sent, sentTransactionId: read(sent.method, sent.params) }, options));
   };
 }
 
@@ -45,12 +53,10 @@ function callOf(host: PipelineHost, method: string, params: readonly unknown[], 
     throw new TransportError('INVALID_INPUT', 'params must be JSON-serializable (bigint allowed)', { context: { field: 'params' }, cause: error });
   }
   const { kind, retryClass } = host.classify(method, options);
-  // A send's id is computed once from its bytes: its answer must be that id, and its errors carry it.
-  const sentTransactionId = retryClass === 'never-after-dispatch' ? sentTransactionIdOf(method, params) : undefined;
   const historical = host.answers.historicalOf(method, params);
   const pinned = options.endpoint !== undefined;
   const lookupId = lookupIdOf(method, params);
-  return { method, params, kind, pinned, retryClass, attempts: [], redact: host.redact, body, sentTransactionId, lookupId, historical, observation, onSettled: undefined };
+  return { method, params, kind, pinned, retryClass, attempts: [], redact: host.redact, body, sentTransactionId: undefined, lookupId, historical, observation, onSettled: undefined };
 }
 
 /** What the loop is given besides the host. */
@@ -184,7 +190,7 @@ async function reconcile(
   callerSignal: AbortSignal | undefined,
 ): Promise<{ readonly found: boolean; readonly lookups: number; readonly transactionId: string } | undefined> {
   const settings = parts.reconcile;
-  const lookup = settings && sendLookupOf(call.method, call.params);
+  const lookup = settings && sendLookupOf(call.method, call.sentTransactionId);
   if (!settings || !lookup) return undefined;
   const stop = new AbortController();
   const stopNow = () => stop.abort();
