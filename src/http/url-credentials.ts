@@ -1,3 +1,4 @@
+import { base64 } from '@scure/base';
 
 /** `decodeURIComponent` that never throws on a malformed escape (a URL may hold one). */
 export function safeDecode(value: string): string {
@@ -17,8 +18,5 @@ export function safeDecode(value: string): string {
 export function basicAuthorizationOf(url: URL): string | undefined {
   if (url.username === '' && url.password === '') return undefined;
   const credentials = `${safeDecode(url.username)}:${safeDecode(url.password)}`;
-  // btoa takes one char per byte: the UTF-8 bytes as a binary string (no base64 library in a page).
-  let binary = '';
-  for (const byte of new TextEncoder().encode(credentials)) binary += String.fromCharCode(byte);
-  return `Basic ${btoa(binary)}`;
+  return `Basic ${base64.encode(new TextEncoder().encode(credentials))}`;
 }

@@ -1,12 +1,11 @@
-import { decodeBase58, encodeBase58 } from './base58.js';
-import { decodeBase64 } from './base64.js';
+import { base58, base64 } from '@scure/base';
 import { decodeCompactU16, SOLANA_SIGNATURE_BYTES } from './solana-wire-layout.js';
 
 /**
  * Reading a Solana wire transaction's id (the base58 of its first signature) from its encoded
  * bytes. Apart from `transaction-id.ts` (keccak-256 for EVM sends), so that the Solana client,
- * which imports these, does not bring the EVM hashing into a page; on the request path's own
- * base58 and base64 (no `@scure/base` in the send-id code a page loads).
+ * which imports these, does not bring the EVM hashing into a page (base58 is there already:
+ * addresses are checked with it).
  */
 
 /** Encodings Solana's `sendTransaction` accepts for the wire transaction. */
@@ -14,7 +13,11 @@ export type SolanaWireEncoding = 'base64' | 'base58';
 
 /** Decodes `encoded` as `encoding`, or `undefined` when it is not valid in that encoding. */
 export function decodeSolanaWire(encoded: string, encoding: SolanaWireEncoding): Uint8Array | undefined {
-  return encoding === 'base64' ? decodeBase64(encoded) : decodeBase58(encoded);
+  try {
+    return encoding === 'base64' ? base64.decode(encoded) : base58.decode(encoded);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -27,7 +30,7 @@ export function solanaSignatureFromWireBytes(bytes: Uint8Array): string | undefi
   if (count === undefined || count.value === 0) return undefined;
   const messageStart = count.size + count.value * SOLANA_SIGNATURE_BYTES;
   if (bytes.length <= messageStart) return undefined;
-  return encodeBase58(bytes.subarray(count.size, count.size + SOLANA_SIGNATURE_BYTES));
+  return base58.encode(bytes.subarray(count.size, count.size + SOLANA_SIGNATURE_BYTES));
 }
 
 /**
