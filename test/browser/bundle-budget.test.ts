@@ -27,12 +27,12 @@ import { packAndInstall, type PackedPackage } from '../helpers/packed-package.js
  * initial when `getBalance` could be imported without the client (measured: Solana 80.0 / 73.8,
  * EVM 79.0 / 72.7; through the full clients 86.4 / 80.2 and 84.8 / 78.6); 76 KiB whole and
  * 67 KiB initial when the fleet brought its own wiring, a send's id was computed by code loaded
- * on the first send, base58 and base64 became the pool's own, and the browser build kept one
- * file per module (measured: Solana 74.9 / 66.2, EVM 74.6 / 65.6; full clients 84.7 / 76.1 and
- * 81.1 / 74.7). Exceeding a budget fails this test.
+ * on the first send and the browser build kept one file per module; 78 KiB whole and 69 KiB
+ * initial with base58/base64 from @scure/base again (a dependency on purpose, not hand-written;
+ * ≈ 1.7 KiB). Exceeding a budget fails this test.
  */
-const WHOLE_BUDGET_BYTES = 76 * 1024;
-const GZIP_BUDGET_BYTES = 67 * 1024;
+const WHOLE_BUDGET_BYTES = 78 * 1024;
+const GZIP_BUDGET_BYTES = 69 * 1024;
 
 const HOOK_TIMEOUT_MS = 240_000;
 
@@ -61,9 +61,9 @@ describe('the browser build of the installed package, bundled as a page', () => 
       // No public-suffix list, no classic zod (zod/mini only, English messages only), no subscription manager up front.
       expect(measure.inputs.filter((input) => /\/tldts|\/zod\/v4\/classic\/|\/zod\/.*\/locales\/(?!en\.js)/.test(input)), measure.name).toEqual([]);
       expect(measure.inputs.filter((input) => /subscriptions\/manager|subscriptions\/connection/.test(input)), measure.name).toEqual([]);
-      // No hashing nor codec library: no fleet wiring (the fleet brings it; its keys are SHA-256), no
-      // send-id code (keccak-256, the wire decoders: the transaction-id chunk loads on the first send).
-      expect(measure.inputs.filter((input) => /@noble\/hashes|@scure\/base|\/transaction-id-/.test(input)), measure.name).toEqual([]);
+      // No hashing library: no fleet wiring (the fleet brings it; its keys are SHA-256), no send-id
+      // code (keccak-256, the wire decoders: the transaction-id chunk loads on the first send).
+      expect(measure.inputs.filter((input) => /@noble\/hashes|\/transaction-id-/.test(input)), measure.name).toEqual([]);
       // The manager exists, on demand (a budget met by dropping subscriptions proves nothing).
       expect(measure.lazyGzippedBytes, measure.name).toBeGreaterThan(3_000);
       // The entry really holds the pool (a budget met by an empty bundle proves nothing).
