@@ -49,7 +49,7 @@ function callOf(host: PipelineHost, method: string, params: readonly unknown[], 
   const historical = host.answers.historicalOf(method, params);
   const pinned = options.endpoint !== undefined;
   const lookupId = lookupIdOf(method, params);
-  return { method, params, kind, pinned, retryClass, attempts: [], redact: host.redact, body, sentTransactionId, lookupId, historical, observation, onSettled: undefined };
+  return { method, params, kind, pinned, retryClass, attempts: [], redact: host.redact, body, sentTransactionId, lookupId, historical, observation, onSettled: undefined, answeredBy: undefined };
 }
 
 /** What the loop is given besides the host. */
@@ -111,6 +111,7 @@ async function runCall(pool: PipelineHost, parts: LoopParts, call: CallContext, 
       if (failure.ok) {
         // A coalesced request's joiners copy the result before its first caller can touch it.
         call.onSettled?.succeeded(failure.result);
+        call.answeredBy = failure.endpointId;
         return failure.result;
       }
       if (failure.cause === 'aborted') throw failWhileWaiting(undefined, call, pool.closedError());
