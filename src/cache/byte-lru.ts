@@ -40,6 +40,11 @@ export class ByteLru {
     return this.#bytes;
   }
 
+  /** Whether any entry depends on an unfinalized block. */
+  get hasReorgable(): boolean {
+    return this.#reorgable.size > 0;
+  }
+
   get size(): number {
     return this.#entries.size;
   }

@@ -14,10 +14,22 @@ import type { Clock } from '../clock.js';
 
 /** What the cache asks of the pool: requests pinned to one endpoint (they bypass the cache). */
 export interface ReadCacheHost {
-  /** `eth_getBlockByNumber(['finalized', false])` on that endpoint. */
-  askFinalized(endpointId: string): Promise<unknown>;
+  /** `eth_getBlockByNumber([ref, false])` on that endpoint (`finalized`, or a number while checking the chain below a new tip). */
+  askBlock(endpointId: string, ref: string): Promise<unknown>;
   /** The same read on an endpoint of another operator; undefined when there is none. */
   askOtherOperator(endpointId: string, method: string, params: readonly unknown[]): Promise<unknown> | undefined;
+}
+
+/** What the pool's other options tell the cache. */
+export interface ReadCacheContext {
+  /**
+   * `chain: 'evm'`: the cache may ask an endpoint for its `finalized` block (at most once per
+   * 12 s) to prove a by-number answer final. Otherwise it learns finality only from the
+   * callers' own `finalized` reads: no request of its own.
+   */
+  readonly probeFinality: boolean;
+  /** `expectedChain.chainId` is checked on every endpoint: `eth_chainId` is then the same everywhere and kept. */
+  readonly chainVerified: boolean;
 }
 
 export type CacheCounter = 'hits' | 'misses' | 'stores' | 'evictions' | 'reorgEvictions' | 'verifyMismatches';
@@ -27,6 +39,8 @@ export type CacheCounters = Record<CacheCounter, number>;
 export const FINALITY_REFRESH_MS = 12_000;
 /** Block hashes remembered (the unfinalized window is far shorter). */
 const MAX_HASHES = 4_096;
+/** Most blocks asked below a new tip to link it to a known block (deeper: the TTL bounds what is left). */
+const MAX_WALK = 64;
 
 export class ReadCache {
   readonly settings: ResolvedCacheSettings;
@@ -40,9 +54,14 @@ export class ReadCache {
   readonly #finalized = new Map<string, number>();
   readonly #askedAtMs = new Map<string, number>();
   readonly #hashes = new Map<number, string>();
+  /** Blocks asked below a tip whose parent was unknown: until they answer, no unfinalized entry is served. */
+  #checking = 0;
 
-  constructor(settings: ResolvedCacheSettings, clock: Clock, events: PoolEvents, host: ReadCacheHost) {
+  readonly #context: ReadCacheContext;
+
+  constructor(settings: ResolvedCacheSettings, context: ReadCacheContext, clock: Clock, events: PoolEvents, host: ReadCacheHost) {
     this.settings = settings;
+    this.#context = context;
     this.#lru = new ByteLru(settings);
     this.#clock = clock;
     this.#events = events;
@@ -60,7 +79,8 @@ export class ReadCache {
   /** The kept answer's text under `key`, if live. */
   lookup(key: string): string | undefined {
     const entry = this.#lru.get(key, this.#clock.now());
-    if (entry === undefined) {
+    // A new tip not yet linked to the blocks the entries depend on: one of them may be gone.
+    if (entry === undefined || (this.#checking > 0 && entry.readClass === 'unfinalized')) {
       this.counters.misses++;
       return undefined;
     }
@@ -78,6 +98,9 @@ export class ReadCache {
         return this.settings.realtimeTtlMs > 0 || (this.settings.unfinalizedTtlMs > 0 && method === 'eth_getBlockByNumber');
       case 'unfinalized':
         return this.settings.unfinalizedTtlMs > 0;
+      case 'immutable':
+        // The chain id is a fact of one endpoint until the chain guard checked it on all of them.
+        return this.#context.chainVerified || (method !== 'eth_chainId' && method !== 'net_version');
       default:
         return true;
     }
@@ -114,12 +137,12 @@ export class ReadCache {
   }
 
   #refreshFinality(endpointId: string, number: number): void {
-    if ((this.#finalized.get(endpointId) ?? -1) >= number) return;
+    if (!this.#context.probeFinality || (this.#finalized.get(endpointId) ?? -1) >= number) return;
     const now = this.#clock.now();
     const askedAt = this.#askedAtMs.get(endpointId);
     if (askedAt !== undefined && now - askedAt < FINALITY_REFRESH_MS) return;
     this.#askedAtMs.set(endpointId, now);
-    this.#host.askFinalized(endpointId).then(
+    this.#host.askBlock(endpointId, 'finalized').then(
       (block) => this.#learnFinalized(endpointId, block),
       () => undefined,
     );
@@ -135,7 +158,16 @@ export class ReadCache {
   /** A block by number or tag: a `finalized` answer is that endpoint's finality; any block's hash is checked for a reorg. */
   #learnBlock(params: readonly unknown[], result: unknown, answeredBy: string): void {
     if (params[0] === 'finalized') this.#learnFinalized(answeredBy, result);
-    if (this.settings.unfinalizedTtlMs === 0) return;
+    if (this.settings.unfinalizedTtlMs > 0) this.#checkChain(result, answeredBy, 0);
+  }
+
+  /**
+   * Links a block to the hashes seen before: a different hash at its number, or a parent
+   * that is not the block seen at the number below, is a reorg. A block whose parent was
+   * never seen (the tip moved on past a reorg) is linked by asking for the blocks below it,
+   * down to a known one or the finalized head; meanwhile no unfinalized entry is served.
+   */
+  #checkChain(result: unknown, answeredBy: string, walked: number): void {
     const identity = blockIdentityOf(result);
     if (identity === undefined) return;
     const parentHash = (result as { parentHash?: unknown }).parentHash;
@@ -148,6 +180,23 @@ export class ReadCache {
     this.#hashes.set(identity.number, identity.hash);
     if (typeof parentHash === 'string') this.#hashes.set(identity.number - 1, parentHash);
     if (this.#hashes.size > MAX_HASHES) this.#hashes.delete(this.#hashes.keys().next().value!);
+    const below = identity.number - 1;
+    if (knownParent !== undefined || forkAt !== undefined || walked >= MAX_WALK || below <= this.#finalizedFloor() || !this.#lru.hasReorgable) return;
+    this.#checking++;
+    this.#host.askBlock(answeredBy, `0x${below.toString(16)}`).then(
+      (block) => {
+        this.#checkChain(block, answeredBy, walked + 1);
+        this.#checking--;
+      },
+      () => this.#checking--,
+    );
+  }
+
+  /** The lowest finalized head any endpoint reported (-1 when none did): no reorg reaches at or below it. */
+  #finalizedFloor(): number {
+    let floor = Number.POSITIVE_INFINITY;
+    for (const head of this.#finalized.values()) floor = Math.min(floor, head);
+    return floor === Number.POSITIVE_INFINITY ? -1 : floor;
   }
 
   /**
@@ -156,9 +205,7 @@ export class ReadCache {
    * any endpoint reported. Every unfinalized entry from there up goes at once.
    */
   #reorg(forkAt: number): void {
-    let floor = Number.POSITIVE_INFINITY;
-    for (const head of this.#finalized.values()) floor = Math.min(floor, head);
-    const from = Math.min(forkAt, floor === Number.POSITIVE_INFINITY ? 0 : floor + 1);
+    const from = Math.min(forkAt, this.#finalizedFloor() + 1);
     for (const number of [...this.#hashes.keys()]) if (number >= from) this.#hashes.delete(number);
     const dropped = this.#lru.dropFrom(from);
     this.counters.reorgEvictions += dropped;

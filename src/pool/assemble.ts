@@ -237,9 +237,9 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
   const cache =
     cacheSettings === undefined
       ? undefined
-      : new ReadCache(cacheSettings, clock, events, {
+      : new ReadCache(cacheSettings, { probeFinality: options.chain === 'evm', chainVerified: options.expectedChain?.chainId !== undefined }, clock, events, {
           // Pinned requests bypass the cache stage: these never answer from it, nor recurse.
-          askFinalized: (endpointId) => path.request('eth_getBlockByNumber', ['finalized', false], { endpoint: endpointId }),
+          askBlock: (endpointId, ref) => path.request('eth_getBlockByNumber', [ref, false], { endpoint: endpointId }),
           askOtherOperator: (endpointId, method, params) => {
             const operator = endpoints.find((e) => e.id === endpointId)?.operator;
             const other = endpoints.find((e) => e.operator !== operator);

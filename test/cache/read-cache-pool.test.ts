@@ -33,17 +33,27 @@ const count = (t: ReturnType<typeof createTestPool>, method: string, param?: str
 
 describe('read cache', () => {
   it('answers an immutable read once from the node, then from memory', async () => {
-    const t = createTestPool([endpoint('a')]);
+    const t = createTestPool([endpoint('a')], { expectedChain: { chainId: 1 } });
     t.executor.script('a', evmNode(() => 0));
     for (let i = 0; i < 5; i++) await expect(t.pool.request('eth_chainId', [])).resolves.toBe('0x1');
-    expect(count(t, 'eth_chainId')).toBe(1);
+    // The chain guard's own check, then the first call.
+    expect(count(t, 'eth_chainId')).toBe(2);
+  });
+
+  it('keeps no eth_chainId while the chain id is not checked on every endpoint (it is one node\'s fact)', async () => {
+    const t = createTestPool([endpoint('a'), endpoint('b')]);
+    t.executor.script('a', evmNode(() => 0));
+    t.executor.script('b', node({ eth_chainId: () => '0x2' }));
+    const answers = new Set<unknown>();
+    for (let i = 0; i < 4; i++) answers.add(await t.pool.request('eth_chainId', []));
+    expect([count(t, 'eth_chainId'), [...answers].sort()]).toEqual([4, ['0x1', '0x2']]);
   });
 
   it('is absent with cache: false: every read reaches the node', async () => {
-    const t = createTestPool([endpoint('a')], { cache: false });
+    const t = createTestPool([endpoint('a')], { expectedChain: { chainId: 1 }, cache: false });
     t.executor.script('a', evmNode(() => 0));
     for (let i = 0; i < 5; i++) await t.pool.request('eth_chainId', []);
-    expect(count(t, 'eth_chainId')).toBe(5);
+    expect(count(t, 'eth_chainId')).toBe(6);
   });
 
   it('hands every caller its own copy: mutating an answer changes no later answer', async () => {
@@ -60,7 +70,7 @@ describe('read cache', () => {
   });
 
   it('keeps a block by number only once the answering endpoint says its finalized head covers it', async () => {
-    const t = createTestPool([endpoint('a')]);
+    const t = createTestPool([endpoint('a')], { chain: 'evm' });
     let finalized = 8;
     t.executor.script('a', evmNode(() => finalized));
     const read = () => t.pool.request('eth_getBlockByNumber', ['0x10', false]);
@@ -102,7 +112,7 @@ describe('read cache', () => {
   });
 
   it('drops every unfinalized entry above the fork at once when another hash shows up at a number', async () => {
-    const t = createTestPool([endpoint('a')], { cache: { ttl: { unfinalized: 600_000 } } });
+    const t = createTestPool([endpoint('a')], { chain: 'evm', cache: { ttl: { unfinalized: 600_000 } } });
     let fork = 0;
     t.executor.script('a', evmNode(() => 5, () => fork, () => 17));
     const events: unknown[] = [];
