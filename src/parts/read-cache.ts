@@ -23,8 +23,8 @@ export interface ReadCacheHost {
 /** What the pool's other options tell the cache. */
 export interface ReadCacheContext {
   /**
-   * `chain: 'evm'`: the cache may ask an endpoint for its `finalized` block (at most once per
-   * 12 s) to prove a by-number answer final. Otherwise it learns finality only from the
+   * `chain: 'evm'`: once a by-number read repeats unproven, the cache asks the endpoint that
+   * answered for its `finalized` block (at most once per 12 s) to prove the next answer final. Otherwise it learns finality only from the
    * callers' own `finalized` reads: no request of its own.
    */
   readonly probeFinality: boolean;
@@ -41,6 +41,7 @@ export const FINALITY_REFRESH_MS = 12_000;
 const MAX_HASHES = 4_096;
 /** Most blocks asked below a new tip to link it to a known block (deeper: the TTL bounds what is left). */
 const MAX_WALK = 64;
+const MAX_UNPROVEN = 1_024;
 
 export class ReadCache {
   readonly settings: ResolvedCacheSettings;
@@ -56,6 +57,8 @@ export class ReadCache {
   readonly #hashes = new Map<number, string>();
   /** Blocks asked below a tip whose parent was unknown: until they answer, no unfinalized entry is served. */
   #checking = 0;
+  /** Unproven by-number reads seen once (bounded, oldest out). */
+  readonly #unproven = new Set<string>();
 
   readonly #context: ReadCacheContext;
 
@@ -114,7 +117,7 @@ export class ReadCache {
     const judged = judgeAnswer(rule, result, finalizedHead);
     if (judged.class === 'never') return;
     // Not yet proven final: ask the endpoint where its finality stands (the next answer may be kept).
-    if (judged.class === 'unfinalized' && judged.number !== undefined) this.#refreshFinality(answeredBy, judged.number);
+    if (judged.class === 'unfinalized' && judged.number !== undefined && this.#repeated(key)) this.#refreshFinality(answeredBy, judged.number);
     const ttlMs = judged.class === 'finalized' ? Number.POSITIVE_INFINITY : judged.class === 'unfinalized' ? this.settings.unfinalizedTtlMs : this.settings.realtimeTtlMs;
     if (!(ttlMs > 0)) return;
     const text = JSON.stringify(result);
@@ -134,6 +137,17 @@ export class ReadCache {
       },
       () => undefined,
     );
+  }
+
+  /**
+   * Whether this unproven read was made before: only a read that repeats is worth proving,
+   * so a pool whose reads never repeat sends nothing of its own.
+   */
+  #repeated(key: string): boolean {
+    if (this.#unproven.has(key)) return true;
+    this.#unproven.add(key);
+    if (this.#unproven.size > MAX_UNPROVEN) this.#unproven.delete(this.#unproven.keys().next().value!);
+    return false;
   }
 
   #refreshFinality(endpointId: string, number: number): void {

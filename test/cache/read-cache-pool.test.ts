@@ -118,6 +118,7 @@ describe('read cache', () => {
     const events: unknown[] = [];
     t.pool.on('cache', (event) => events.push(event));
     const reads = async () => [await t.pool.request('eth_getBlockByNumber', ['0x10', false]), await t.pool.request('eth_getBlockReceipts', ['0x10'])];
+    await t.pool.request('eth_getBlockByNumber', ['finalized', false]); // the caller's own finalized read: finality is at 5
     await reads();
     await expect(reads()).resolves.toEqual([block(16, 0), [{ blockNumber: '0x10', blockHash: hash(16, 0), status: '0x1' }]]);
     expect(count(t, 'eth_getBlockByNumber', '"0x10"') + count(t, 'eth_getBlockReceipts')).toBe(2);
