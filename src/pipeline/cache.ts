@@ -4,11 +4,20 @@
  * the path and its answer is offered to the cache. Sends, unknown methods, pinned calls and
  * reads whose class is off pass straight through. Absent with `cache: false`.
  */
-import { requestRuleOf } from '../cache/read-rules.js';
-import type { ReadCache } from '../parts/read-cache.js';
+import { requestRuleOf, type RequestRule } from '../cache/read-rules.js';
 import type { CallHandler, Stage } from './stage.js';
 
-export function cacheStage(cache: ReadCache): Stage<CallHandler> {
+/** What the stage needs of the cache's state (`parts/read-cache.ts`). */
+export interface CacheStore {
+  /** Whether a read of this rule can be kept (else it passes straight through). */
+  wants(rule: RequestRule, method: string): boolean;
+  /** The kept answer's JSON text, if live. */
+  lookup(key: string): string | undefined;
+  /** A miss's answer, with the endpoint that gave it (undefined when the call shared another's request). */
+  onAnswer(key: string, method: string, params: readonly unknown[], rule: RequestRule, result: unknown, answeredBy: string | undefined): void;
+}
+
+export function cacheStage(cache: CacheStore): Stage<CallHandler> {
   return (next) => (call, options) => {
     // A pinned call asks that endpoint (verification, finality, the caller's own reasons): never served from here.
     if (call.retryClass !== 'idempotent' || options.endpoint !== undefined) return next(call, options);
