@@ -11,6 +11,7 @@ import { ByteLru } from '../cache/byte-lru.js';
 import type { ResolvedCacheSettings } from '../cache/cache-settings.js';
 import type { ReadClass, RequestRule } from '../cache/read-rules.js';
 import type { Clock } from '../clock.js';
+import type { CacheSnapshot } from '../cache/cache-snapshot.js';
 
 /** What the cache asks of the pool: requests pinned to one endpoint (they bypass the cache). */
 export interface ReadCacheHost {
@@ -77,6 +78,11 @@ export class ReadCache {
 
   get size(): number {
     return this.#lru.size;
+  }
+
+  snapshot(): CacheSnapshot {
+    const { hits, misses, evictions, reorgEvictions, verifyMismatches } = this.counters;
+    return { entries: this.#lru.size, bytes: this.#lru.bytes, hits, misses, stored: { ...this.storedByClass }, evictions, reorgEvictions, verifyMismatches };
   }
 
   /** The kept answer's text under `key`, if live. */
