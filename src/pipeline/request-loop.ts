@@ -56,7 +56,7 @@ function callOf(host: PipelineHost, method: string, params: readonly unknown[], 
   const historical = host.answers.historicalOf(method, params);
   const pinned = options.endpoint !== undefined;
   const lookupId = lookupIdOf(method, params);
-  return { method, params, kind, pinned, retryClass, attempts: [], redact: host.redact, body, sentTransactionId: undefined, lookupId, historical, observation, onSettled: undefined };
+  return { method, params, kind, pinned, retryClass, attempts: [], redact: host.redact, body, sentTransactionId: undefined, lookupId, historical, observation, onSettled: undefined, answeredBy: undefined };
 }
 
 /** What the loop is given besides the host. */
@@ -129,6 +129,7 @@ class CallWork implements LoopWork<RoundResult> {
     if (failure.ok) {
       // A coalesced request's joiners copy the result before its first caller can touch it.
       call.onSettled?.succeeded(failure.result);
+      call.answeredBy = failure.endpointId;
       this.result = failure.result;
       this.done = true;
       return undefined;
