@@ -39,7 +39,7 @@ export interface EverydayBenchOptions {
    * longer run. At least one round always runs.
    */
   readonly budgetMs: number;
-  /** Rounds and calls per round of the no-socket per-stage table (stage-overhead.ts). */
+  /** Passes and calls per round of the no-socket per-stage table (stage-overhead.ts). */
   readonly overheadRounds: number;
   readonly overheadCalls: number;
 }

@@ -1,10 +1,11 @@
 /**
  * What each stage costs the pool itself, without a socket: client CPU per call of the
  * 4-endpoint pool whose executor answers at once, defaults against the same pool with one
- * optional stage off, each pair in a process of its own (two pool shapes in one process make
- * the path's call sites polymorphic, which an application with one pool never pays), rounds
- * alternating inside the pair. Steadier than the loopback rounds on a busy machine: the
- * socket, the server and the kernel are out of the number.
+ * optional stage off. Each setup runs alone in a process of its own (two pool shapes in one
+ * process make the path's call sites polymorphic, which an application with one pool never
+ * pays: measured in pairs, hedging looked 1.5 µs dearer than it is), the processes taking
+ * turns setup after setup, `passes` times. Steadier than the loopback rounds on a busy
+ * machine: the socket, the server and the kernel are out of the number.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -35,7 +36,7 @@ export interface StageOverhead {
   readonly setup: string;
   /** Pool CPU per call, µs (median of rounds). */
   readonly cpuUsPerCall: number;
-  /** Median of same-round differences against the defaults pool of the same process, µs (negative: the stage's cost). */
+  /** Against the defaults pool (medians of the passes), µs (negative: the stage's cost). */
   readonly deltaUs: number;
 }
 
@@ -51,46 +52,41 @@ async function cpuPerCall(pool: HttpTransportPool, calls: number): Promise<numbe
   return (cpu.user + cpu.system) / calls;
 }
 
-/** In a child: the defaults pool against setup `index`, alternating; prints [defaults µs[], setup µs[]]. */
-async function pair(index: number, rounds: number, calls: number): Promise<[number[], number[]]> {
+/** In a child: setup `index` alone, warmed up, then `rounds` measured rounds; prints their median. */
+async function alone(index: number, rounds: number, calls: number): Promise<number> {
   const endpoints = [0, 1, 2, 3].map((i) => ({ id: `e${i}`, url: `http://127.0.0.1:${9000 + i}/`, operator: `op${i}`, maxConcurrentRequests: 64 }));
-  const make = (extra: Partial<HttpTransportPoolOptions>) => new HttpTransportPool({ endpoints, chain: 'evm', executor: instantExecutor, ...extra });
-  const pools = [make({}), make(SETUPS[index]![1])] as const;
-  const out: [number[], number[]] = [[], []];
+  const pool = new HttpTransportPool({ endpoints, chain: 'evm', executor: instantExecutor, ...SETUPS[index]![1] });
+  const runs: number[] = [];
   try {
-    for (const pool of pools) await cpuPerCall(pool, calls);
-    for (let round = 0; round < rounds; round++) {
-      const order = round % 2 === 0 ? [0, 1] : [1, 0];
-      for (const i of order) out[i]!.push(await cpuPerCall(pools[i]!, calls));
-    }
+    for (let i = 0; i < 2; i++) await cpuPerCall(pool, calls);
+    for (let round = 0; round < rounds; round++) runs.push(await cpuPerCall(pool, calls));
   } finally {
-    await Promise.all(pools.map((pool) => pool.close()));
+    await pool.close();
   }
-  return out;
+  return median(runs);
 }
 
-const PAIR_FLAG = '--stage-overhead-pair';
-if (process.argv[2] === PAIR_FLAG) {
+const ALONE_FLAG = '--stage-overhead-alone';
+if (process.argv[2] === ALONE_FLAG) {
   const [index, rounds, calls] = process.argv.slice(3).map(Number);
-  process.stdout.write(JSON.stringify(await pair(index!, rounds!, calls!)));
+  process.stdout.write(JSON.stringify(await alone(index!, rounds!, calls!)));
   process.exit(0);
 }
 
-export async function benchStageOverhead(rounds: number, calls: number): Promise<{ results: StageOverhead[]; markdown: string }> {
-  const results: StageOverhead[] = [];
-  const defaults: number[] = [];
-  for (let index = 1; index < SETUPS.length; index++) {
-    const output = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), PAIR_FLAG, String(index), String(rounds), String(calls)], { timeout: 300_000 }, (error, stdout) =>
-        error ? reject(error) : resolve(stdout),
-      ),
-    );
-    const [base, setup] = JSON.parse(output) as [number[], number[]];
-    defaults.push(...base);
-    results.push({ setup: SETUPS[index]![0], cpuUsPerCall: median(setup), deltaUs: median(setup.map((us, i) => us - base[i]!)) });
-  }
-  results.unshift({ setup: 'defaults', cpuUsPerCall: median(defaults), deltaUs: 0 });
+function inChild(index: number, rounds: number, calls: number): Promise<number> {
+  return new Promise((resolve, reject) =>
+    execFile(process.execPath, ['--expose-gc', '--max-semi-space-size=64', fileURLToPath(import.meta.url), ALONE_FLAG, String(index), String(rounds), String(calls)], { timeout: 300_000 }, (error, stdout) =>
+      error ? reject(error) : resolve(JSON.parse(stdout) as number),
+    ),
+  );
+}
+
+export async function benchStageOverhead(passes: number, calls: number): Promise<{ results: StageOverhead[]; markdown: string }> {
+  const runs = SETUPS.map((): number[] => []);
+  for (let pass = 0; pass < passes; pass++) for (let index = 0; index < SETUPS.length; index++) runs[index]!.push(await inChild(index, 3, calls));
+  const defaults = median(runs[0]!);
+  const results: StageOverhead[] = SETUPS.map(([setup], index) => ({ setup, cpuUsPerCall: median(runs[index]!), deltaUs: median(runs[index]!) - defaults }));
   const rows = results.map((r) => [r.setup, r.cpuUsPerCall.toFixed(2), r.setup === 'defaults' ? '—' : `${r.deltaUs >= 0 ? '+' : ''}${r.deltaUs.toFixed(2)}`]);
-  const note = `_4 endpoints, an executor that answers at once, 64 in flight, ${calls} distinct \`eth_getBalance\` calls per round, ${rounds} rounds per pair, each pair in its own process._`;
+  const note = `_4 endpoints, an executor that answers at once, 64 in flight, ${calls} distinct \`eth_getBalance\` calls per round, each setup alone in its own process (3 rounds after 2 warm-up rounds), ${passes} passes taking turns; median of the passes._`;
   return { results, markdown: `${table(['setup (no socket)', 'pool CPU µs/call', 'Δ vs defaults, µs/call (the stage costs minus this)'], rows)}\n\n${note}` };
 }
