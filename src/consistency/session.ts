@@ -50,10 +50,12 @@ export class PoolSession implements RpcRequester {
     } else if (this.#block === undefined || value > this.#block) this.#block = value;
   }
 
-  async request(method: string, params: readonly unknown[] = [], options: SessionRequestOptions = {}): Promise<unknown> {
-    const result = await this.#pool.request(method, this.#withFloor(method, params, options), options);
-    this.#learn(method, params, result);
-    return result;
+  request(method: string, params: readonly unknown[] = [], options: SessionRequestOptions = {}): Promise<unknown> {
+    // One `then`, no async frame of its own: a session read costs about one callback more than a pool read.
+    return this.#pool.request(method, this.#withFloor(method, params, options), options).then((result) => {
+      this.#learn(method, params, result);
+      return result;
+    });
   }
 
   async requestWithOrigin(method: string, params: readonly unknown[] = [], options: OriginRequestOptions & SessionRequestOptions = {}): Promise<OriginatedAnswer> {
