@@ -51,7 +51,8 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
    * adapters). Costs no timer and no socket; drop it when done.
    */
   session(): PoolSession {
-    return new PoolSession(this);
+    const parts = this.#parts;
+    return new PoolSession(this, { clock: parts.clock, timeoutMsOf: (method, options) => parts.timeoutMsOf(method, options) });
   }
 
   /** The highest head (Solana slot, EVM block) that two operators' endpoints reported; undefined until two have. */
