@@ -4,11 +4,12 @@
  * slow answer); each sample below pulls it a tenth of the way down ({@link SAMPLE_WEIGHT}:
  * per answer, not per unit of time). With no traffic the estimate relaxes toward a baseline
  * (the pool's median), so an endpoint that was slow is tried again instead of being shunned
- * forever, with a time constant proportional to the estimate itself ({@link RELAX_LATENCIES}
- * of them, at most `decayMs`): an old sample says little once the endpoint could have answered
- * many times since, so a scheduler's 5 ms hiccup on a 0.3 ms loopback node is forgotten within
- * milliseconds (a fixed 10 s starved it for the whole run: issue 27), while a 1.6 s node stays
- * out for the full `decayMs`. A lower bound (a timeout, a lost hedge race) says nothing of the
+ * forever, with a time constant proportional to the endpoint's own latency scale
+ * ({@link RELAX_LATENCIES} of it, at most `decayMs`; the scale is a plain EWMA of its answers,
+ * which one hiccup moves only a tenth of the way): an old sample says little once the endpoint
+ * could have answered many times since, so a scheduler's 50 ms hiccup on a 0.3 ms loopback
+ * node is forgotten within milliseconds (a fixed 10 s starved it for the whole run: issue 27),
+ * while a node that answers in 1.6 s stays out for the full `decayMs`. A lower bound (a timeout, a lost hedge race) says nothing of the
  * scale and always relaxes over `decayMs`.
  * Before its first sample an endpoint is assumed fast (Finagle's start), so it gets measured;
  * its first answer ({@link WARM_UP_ANSWERS}) paid the connection set-up (TCP and TLS
@@ -20,7 +21,7 @@
 export const SAMPLE_WEIGHT = 0.1;
 /** Answers of an endpoint that carry its connection set-up and so set no estimate. */
 export const WARM_UP_ANSWERS = 1;
-/** The idle relaxation's time constant, in multiples of the estimate (capped by `decayMs`). */
+/** The idle relaxation's time constant, in multiples of the endpoint's latency scale (capped by `decayMs`). */
 export const RELAX_LATENCIES = 1;
 
 export class PeakEwma {
@@ -31,6 +32,8 @@ export class PeakEwma {
   #answers = 0;
   /** Whether the value is a lower bound (a timeout, a lost race) rather than a measured answer. */
   #bound = false;
+  /** The endpoint's latency scale: a plain EWMA of its answers, which one hiccup moves a tenth of the way only. */
+  #scaleMs = 0;
 
   constructor(decayMs: number) {
     this.decayMs = decayMs;
@@ -61,6 +64,7 @@ export class PeakEwma {
     }
     const current = this.estimate(nowMs, baselineMs);
     this.#bound = false;
+    this.#scaleMs = this.#samples === 0 ? latencyMs : this.#scaleMs + (latencyMs - this.#scaleMs) * SAMPLE_WEIGHT;
     if (this.#samples === 0 || latencyMs >= current) this.#valueMs = latencyMs;
     else this.#valueMs = current + (latencyMs - current) * SAMPLE_WEIGHT;
     this.#stampMs = nowMs;
@@ -83,7 +87,7 @@ export class PeakEwma {
   estimate(nowMs: number, baselineMs: number): number {
     if (this.#samples === 0) return 0;
     // A lower bound says nothing of the latency's scale: it relaxes at the full `decayMs`.
-    const relaxMs = this.#bound ? this.decayMs : Math.min(this.decayMs, RELAX_LATENCIES * this.#valueMs);
+    const relaxMs = this.#bound ? this.decayMs : Math.min(this.decayMs, RELAX_LATENCIES * this.#scaleMs);
     const idleMs = Math.max(0, nowMs - this.#stampMs);
     if (idleMs === 0) return this.#valueMs;
     if (relaxMs <= 0) return baselineMs;

@@ -31,14 +31,16 @@ describe('PeakEwma', () => {
     expect(e.estimate(1_000_000, 5)).toBeCloseTo(5, 6);
   });
 
-  it('the idle relaxation is proportional to the estimate: a 5 ms hiccup is forgotten in milliseconds, not in decayMs', () => {
+  it('the idle relaxation is proportional to the endpoint’s latency scale: a 5 ms hiccup of a 0.3 ms node is forgotten in milliseconds, not in decayMs', () => {
     const e = new PeakEwma(10_000);
     e.observe(0.3, 0);
     e.observe(0.3, 0);
     e.observe(5, 0);
-    // One time constant is one estimate (5 ms) of idleness.
-    expect(e.estimate(5, 0.3)).toBeCloseTo(0.3 + 4.7 * Math.exp(-1), 6);
-    expect(e.estimate(20, 0.3)).toBeLessThan(0.4);
+    expect(e.estimate(0, 0.3)).toBe(5); // the peak: noticed at once
+    // The scale moved a tenth of the way (0.77 ms): one time constant is that much idleness.
+    const scaleMs = 0.3 + 4.7 * 0.1;
+    expect(e.estimate(1, 0.3)).toBeCloseTo(0.3 + 4.7 * Math.exp(-1 / scaleMs), 6);
+    expect(e.estimate(5, 0.3)).toBeLessThan(0.32);
   });
 
   it('a lower bound (timeout, lost race) relaxes at the full decayMs: it says nothing of the scale', () => {
