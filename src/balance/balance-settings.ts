@@ -11,8 +11,8 @@ export interface BalanceSettings {
   readonly exploreRatio?: number;
   /**
    * Longest time constant of the latency estimate's idle decay, in ms: an estimate relaxes with
-   * a time constant of itself (a 5 ms estimate over ~5 ms), at most this; a lower bound (a
-   * timeout, a lost hedge race) always over this. @default 10000
+   * a time constant of the endpoint's latency scale (an endpoint answering in ~5 ms over ~5 ms),
+   * at most this; a lower bound (a timeout, a lost hedge race) always over this. @default 10000
    */
   readonly decayMs?: number;
 }
