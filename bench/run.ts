@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark side by side in one run. Never part of `npm test`.
  * Pass `--json <file>` to also write the raw results, `--quick` for short runs (CI smoke),
- * `--only <section,…>` (admission, selection, json, peers, everyday, heap, faults, slow-node, bundle, health, observability, batching, subscriptions, fleet) for a focused run,
+ * `--only <section,…>` (admission, selection, json, peers, everyday, session, heap, faults, slow-node, bundle, health, observability, batching, subscriptions, fleet) for a focused run,
  * `--rounds <n>` for more throughput rounds (the median ratio to raw undici steadies with more).
  */
 import { writeFileSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { benchJson } from './json.bench.js';
 import { benchObservability } from './observability.bench.js';
 import { benchPeers } from './peers.bench.js';
 import { benchSelection } from './selection.bench.js';
+import { benchSession } from './session.bench.js';
 import { benchSlowNode } from './slow-node.bench.js';
 import { benchSubscriptions } from './subscriptions.bench.js';
 
@@ -60,6 +61,9 @@ await section('everyday', 'Everyday path (issue 26 §2): targets against raw und
       ? { durationMs: 160, sequentialMs: 100, warmupMs: 40, rounds: Math.max(4, rounds), budgetMs: 12_000, overheadRounds: 2, overheadCalls: 32_000 }
       : { durationMs: 350, sequentialMs: 220, warmupMs: 60, rounds: Math.max(9, rounds), budgetMs: 55_000, overheadRounds: 3, overheadCalls: 64_000 },
   ),
+);
+await section('session', 'Sessions (issue 27 §2): a session read against a plain pool read, client CPU, in-process A/B', () =>
+  benchSession(quick ? { calls: 2_000, rounds: 5 } : { calls: 10_000, rounds: 9 }),
 );
 await section('faults', 'Fault scenarios (4 endpoints, one faulty)', () =>
   benchFaults(

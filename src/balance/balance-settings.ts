@@ -9,7 +9,11 @@ export interface BalanceSettings {
    * @default 0.01
    */
   readonly exploreRatio?: number;
-  /** Time constant of the latency estimate's decay, in ms: how fast old samples fade. @default 10000 */
+  /**
+   * Longest time constant of the latency estimate's idle decay, in ms: an estimate relaxes with
+   * a time constant of the endpoint's latency scale (an endpoint answering in ~5 ms over ~5 ms),
+   * at most this; a lower bound (a timeout, a lost hedge race) always over this. @default 10000
+   */
   readonly decayMs?: number;
 }
 

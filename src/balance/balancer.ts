@@ -97,8 +97,9 @@ export class Balancer {
    * (50 → 100 → 200 ms …) instead of inviting the next call at the same estimate.
    */
   observeLost(role: RoleState, elapsedMs: number, nowMs: number): void {
-    const baselineMs = this.#baselines.get(role.settings.kind)?.medianMs ?? 0;
-    const doubled = Math.min(2 * role.load.latency.estimate(nowMs, baselineMs), MAX_LOST_ESTIMATE_MS);
+    // Twice the last value, not the relaxed estimate: the relaxation is proportional to the
+    // value, so doubling what had relaxed would invite the loser back at the same pace.
+    const doubled = Math.min(2 * role.load.latency.lastValueMs, MAX_LOST_ESTIMATE_MS);
     role.load.latency.observeAtLeast(Math.max(elapsedMs, doubled), nowMs);
   }
 

@@ -12,6 +12,7 @@ import type { HeadQuantity } from './config.js';
 import { headValue, isHeadValue } from './head-of.js';
 import { isLaggingNow } from './lag.js';
 import { referenceTipIndex, TIP_BOUNDS, type HeadSample } from './reference-tip.js';
+import { tipHolder } from './tip-holder.js';
 
 export interface HeadRecord {
   readonly quantity: HeadQuantity;
@@ -196,6 +197,12 @@ export class HeadBook {
       if (i === observed || entry.quantity !== quantity || entry.lag !== undefined) continue;
       const change = this.#judge(i, entry, tip);
       if (change !== undefined) (changes ??= []).push(change);
+      // A head seen long before the tip says nothing of where the node is now: not vouched
+      // fresh by it, but aged (probed, judged again at its next head).
+      else if (!entry.lagging && tip.atMs - entry.observedAtMs > this.#settings.maxTipAgeMs) {
+        entry.aged = true;
+        this.#newlyAged = true;
+      }
     }
     return changes ?? NO_CHANGES;
   }
@@ -260,7 +267,7 @@ export class HeadBook {
     const last = previous === undefined ? undefined : { value: previous.number, atMs: previous.atMs };
     const chosen = referenceTipIndex(samples, last, nowMs, TIP_BOUNDS[quantity], this.#alone);
     if (chosen === -1) return previous;
-    const index = sampleIndex[chosen]!;
+    const index = tipHolder(this.#entries, sampleIndex, sampleIndex[chosen]!, previous?.index);
     const entry = this.#entries[index]!;
     if (previous !== undefined && previous.index === index && previous.number === entry.number) {
       previous.atMs = entry.observedAtMs;

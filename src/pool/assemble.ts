@@ -51,6 +51,7 @@ import type { RequestKind } from '../retry/causes.js';
 import { reconcileSettingsOf } from '../pipeline/reconcile.js';
 import { PoolAdmission } from './admit.js';
 import { assembleRequestPath, type RequestPath } from './request-path.js';
+import type { RequestOptions } from '../api/request-options.js';
 import { attachLogger } from '../logging/pool-logger.js';
 
 /** Everything a pool is made of; the facade (`HttpTransportPool`) delegates to it. */
@@ -76,6 +77,8 @@ export interface PoolParts {
   /** What close() also stops: the logger, status servers. */
   readonly onClose: Set<() => void | Promise<void>>;
   classify(method: string, options: { readonly kind?: RequestKind | undefined; readonly retryClass?: MethodClassification['retryClass'] | undefined }): MethodClassification;
+  /** A call's time budget, in ms: its `timeoutMs`, else the pool's default for the method's kind (what a session's wait is bounded by). */
+  timeoutMsOf(method: string, options: RequestOptions): number;
 }
 
 /** A budget that never runs out and keeps nothing: without hedging, retries are bounded by `maxRetries` alone. */
@@ -277,5 +280,6 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
     request: (method, params, requestOptions) => path.request(method, params, requestOptions),
   });
   if (options.logger) onClose.add(attachLogger(options.logger, events, (observer) => path.observe(observer)));
-  return { clock, events, endpoints, roles, admission, host, path, health, endpointHealth, chainGuard, hedging, fleet, subscriptions, origins, cache, onClose, classify };
+  const timeoutMsOf = (method: string, requestOptions: RequestOptions) => callTimeoutMsOf(groups.get(classify(method, requestOptions).kind), requestOptions);
+  return { clock, events, endpoints, roles, admission, host, path, health, endpointHealth, chainGuard, hedging, fleet, subscriptions, origins, cache, onClose, classify, timeoutMsOf };
 }

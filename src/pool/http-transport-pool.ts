@@ -1,3 +1,4 @@
+import { PoolSession } from '../consistency/session.js';
 import type { HttpRequestPermit } from '../admission/permit.js';
 import type { PoolEventListener, PoolEventName } from '../api/events.js';
 import type { HeadKind, OriginatedAnswer, OriginRequestOptions, RequestOptions, RpcRequester } from '../api/request-options.js';
@@ -42,6 +43,16 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   /** One call pinned to the best endpoint of an operator not in `excludeOperators` (failing over among them), and who answered. */
   requestWithOrigin(method: string, params: readonly unknown[] = [], options: OriginRequestOptions = {}): Promise<OriginatedAnswer> {
     return this.#parts.origins.requestWithOrigin(method, params, options);
+  }
+
+  /**
+   * A session over this pool: reads that never go older than what the session has seen
+   * (README "Sessions"). Pass it wherever the pool goes (`createSolanaClient(session)`, the
+   * adapters). Costs no timer and no socket; drop it when done.
+   */
+  session(): PoolSession {
+    const parts = this.#parts;
+    return new PoolSession(this, { clock: parts.clock, timeoutMsOf: (method, options) => parts.timeoutMsOf(method, options) });
   }
 
   /** The highest head (Solana slot, EVM block) that two operators' endpoints reported; undefined until two have. */

@@ -9,6 +9,7 @@ import { createTestPool, type TestPool } from '../pool/pool-fixtures.js';
 describe('PeakEwma', () => {
   it('jumps to a slower sample at once; each faster answer pulls it a tenth of the way down, however fast answers come', () => {
     const e = new PeakEwma(10_000);
+    e.observe(10, 0); // the connection set-up's answer: sets nothing
     e.observe(10, 0);
     e.observe(1_600, 0);
     expect(e.estimate(0, 0)).toBe(1_600);
@@ -22,13 +23,35 @@ describe('PeakEwma', () => {
     const e = new PeakEwma(10_000);
     expect(e.estimate(0, 5)).toBe(0);
     e.observe(1_000, 0);
-    expect(e.estimate(0, 5)).toBe(1_000);
-    expect(e.estimate(30_000, 5)).toBeCloseTo(5 + 995 * Math.exp(-3), 6);
+    expect(e.estimate(0, 5)).toBe(0); // the first answer paid the connection set-up
+    e.observe(20_000, 0);
+    expect(e.estimate(0, 5)).toBe(20_000);
+    // 20 s is long: the full decayMs (10 s) is the time constant.
+    expect(e.estimate(30_000, 5)).toBeCloseTo(5 + 19_995 * Math.exp(-3), 6);
     expect(e.estimate(1_000_000, 5)).toBeCloseTo(5, 6);
+  });
+
+  it('the idle relaxation is proportional to the endpoint’s latency scale: a 5 ms hiccup of a 0.3 ms node is forgotten in milliseconds, not in decayMs', () => {
+    const e = new PeakEwma(10_000);
+    e.observe(0.3, 0);
+    e.observe(0.3, 0);
+    e.observe(5, 0);
+    expect(e.estimate(0, 0.3)).toBe(5); // the peak: noticed at once
+    // The scale moved a tenth of the way (0.77 ms): one time constant is that much idleness.
+    const scaleMs = 0.3 + 4.7 * 0.1;
+    expect(e.estimate(1, 0.3)).toBeCloseTo(0.3 + 4.7 * Math.exp(-1 / scaleMs), 6);
+    expect(e.estimate(5, 0.3)).toBeLessThan(0.32);
+  });
+
+  it('a lower bound (timeout, lost race) relaxes at the full decayMs: it says nothing of the scale', () => {
+    const e = new PeakEwma(10_000);
+    e.observeAtLeast(50, 0);
+    expect(e.estimate(10_000, 1)).toBeCloseTo(1 + 49 * Math.exp(-1), 6);
   });
 
   it('a cancelled attempt only ever raises the estimate (a lower bound)', () => {
     const e = new PeakEwma(10_000);
+    e.observe(100, 0);
     e.observe(100, 0);
     e.observeAtLeast(50, 0);
     expect(e.estimate(0, 0)).toBe(100);
