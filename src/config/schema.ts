@@ -145,6 +145,7 @@ export const poolConfigSchema = z.strictObject({
   ),
   health: z.optional(z.union([z.literal(false), healthSettingsSchema])),
   coalesce: z.optional(z.boolean({ error: 'must be a boolean' })),
+  integrity: z.optional(z.boolean({ error: 'must be a boolean' })),
   batch: z.optional(
     z.union([z.literal(false), z.strictObject({ waitMs: z.optional(nonNegative()), maxSize: z.optional(positiveInt()) })], {
       error: 'must be false or { waitMs?, maxSize? }',

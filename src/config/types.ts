@@ -150,6 +150,16 @@ export interface HttpTransportPoolOptions {
    */
   readonly coalesce?: boolean;
   /**
+   * Intrinsic integrity checks on every answer (no extra request): a receipt, transaction or
+   * block about another hash or number than asked, logs outside the asked filter or out of
+   * order, a Solana `getTransaction` without the asked signature, a context slot below the
+   * `minContextSlot` sent, an `eth_chainId` / genesis hash off `expectedChain`. A failed check
+   * is `invalid-response` (detail `integrity`, and the check's name), asked of another
+   * endpoint and counted against the node. `false` turns every check off.
+   * @default true
+   */
+  readonly integrity?: boolean;
+  /**
    * Micro-batching: idempotent reads made within `waitMs` (`0`: the same tick) go as one
    * JSON-RPC batch of at most `maxSize` calls. Pinned calls and sends go alone. `false` or
    * unset: off. @default off

@@ -11,7 +11,8 @@ import type { ClassifiedFailure } from '../http/outcome.js';
 import type { BatchCall, BatchItemResult, BatchOptions } from '../batch/types.js';
 import { TransportError, type AttemptRecord } from '../errors/transport-error.js';
 import { createRequestBody } from '../jsonrpc/envelope.js';
-import { lookupIdOf, sentTransactionIdOf, type LookupId } from '../jsonrpc/transaction-id.js';
+import { sentTransactionIdOf } from '../jsonrpc/transaction-id.js';
+import type { IntegrityAsk } from '../integrity/types.js';
 import type { RequestKind, RetryClass } from '../retry/causes.js';
 import { AttemptControl, sendRaw } from './exchange.js';
 import { failWhileWaiting, finalError, type FailedCall } from './call-errors.js';
@@ -22,7 +23,7 @@ import { admissionError, evaluate } from './request-loop.js';
 
 /** One item from call to settlement. */
 interface BatchItem extends FailedCall {
-  readonly lookupId: LookupId | undefined;
+  readonly integrity: IntegrityAsk | undefined;
   readonly index: number;
   readonly kind: RequestKind;
   readonly body: (id: number) => string;
@@ -80,7 +81,7 @@ function itemsOf(pool: PipelineHost, calls: readonly BatchCall[]): BatchItem[] {
     }
     const { kind, retryClass } = pool.classify(method, {});
     const sentTransactionId = retryClass === 'never-after-dispatch' ? sentTransactionIdOf(method, params) : undefined;
-    return { index, method, params, kind, retryClass, body, sentTransactionId, lookupId: lookupIdOf(method, params), attempts: [], redact: pool.redact, tries: 0, last: undefined };
+    return { index, method, params, kind, retryClass, body, sentTransactionId, integrity: pool.integrityOf(method, params), attempts: [], redact: pool.redact, tries: 0, last: undefined };
   });
 }
 
@@ -169,7 +170,7 @@ async function sendRequest(group: Group, permit: HttpRequestPermit, chunk: reado
   const { clock, events } = pool;
   const { endpointId } = permit;
   const started = clock.now();
-  const slots: BatchSlot[] = chunk.map((item) => ({ id: pool.nextId(), method: item.method, sentTransactionId: item.sentTransactionId, lookupId: item.lookupId }));
+  const slots: BatchSlot[] = chunk.map((item) => ({ id: pool.nextId(), method: item.method, sentTransactionId: item.sentTransactionId, integrity: item.integrity }));
   // One item goes as a plain request: every server reads that, and some unwrap batches of one.
   const body = chunk.length === 1 ? chunk[0]!.body(slots[0]!.id) : `[${chunk.map((item, i) => item.body(slots[i]!.id)).join(',')}]`;
   const base = () => ({ atMs: clock.now(), endpointId, kind: group.kind, method: 'batch', attempt: Math.max(...chunk.map((item) => item.tries + 1)) });
@@ -178,7 +179,7 @@ async function sendRequest(group: Group, permit: HttpRequestPermit, chunk: reado
   let attribution;
   try {
     let raw = await sendRaw(pool, control, body, requestClass === 'never-after-dispatch');
-    const context = { abortReason: control.abortReason, wallNowMs: () => clock.wallNow() };
+    const context = { abortReason: control.abortReason, chainVerified: control.chainVerified, wallNowMs: () => clock.wallNow() };
     let attributed;
     try {
       attributed = attributeBatch(raw, slots, context);
@@ -215,7 +216,7 @@ async function sendRequest(group: Group, permit: HttpRequestPermit, chunk: reado
       const { failure } = verdict;
       permit.recordFailure(failure.cause, failure, latencyMs);
       if (events.has('failure')) {
-        events.emit('failure', { ...base(), cause: failure.cause, dispatch: failure.dispatch, status: failure.status, rpcCode: failure.rpcCode, latencyMs, detail: failure.detail });
+        events.emit('failure', { ...base(), cause: failure.cause, dispatch: failure.dispatch, status: failure.status, rpcCode: failure.rpcCode, latencyMs, detail: failure.detail, ...(failure.check === undefined ? {} : { check: failure.check }) });
       }
     }
   } finally {

@@ -7,7 +7,7 @@
  */
 import { isTransportError, TransportError } from '../errors/transport-error.js';
 import { createRequestBody, type RequestBodyWriter } from '../jsonrpc/envelope.js';
-import { lookupIdOf, sentTransactionIdOf } from '../jsonrpc/transaction-id.js';
+import { sentTransactionIdOf } from '../jsonrpc/transaction-id.js';
 import type { RequestOptions } from '../api/request-options.js';
 import { failWhileWaiting, finalError } from './call-errors.js';
 import type { AcquireOptions, PipelineHost, RetryAvoidance } from './host.js';
@@ -48,8 +48,8 @@ function callOf(host: PipelineHost, method: string, params: readonly unknown[], 
   const sentTransactionId = retryClass === 'never-after-dispatch' ? sentTransactionIdOf(method, params) : undefined;
   const historical = host.answers.historicalOf(method, params);
   const pinned = options.endpoint !== undefined;
-  const lookupId = lookupIdOf(method, params);
-  return { method, params, kind, pinned, retryClass, attempts: [], redact: host.redact, body, sentTransactionId, lookupId, historical, observation, onSettled: undefined };
+  const integrity = host.integrityOf(method, params);
+  return { method, params, kind, pinned, retryClass, attempts: [], redact: host.redact, body, sentTransactionId, integrity, historical, observation, onSettled: undefined };
 }
 
 /** What the loop is given besides the host. */

@@ -29,6 +29,7 @@ import { DEFAULT_MAX_OPERATOR_SHARE, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RETRY, 
 import type { HttpTransportPoolOptions, MethodClassification } from '../config/types.js';
 import { createRedactor, secretFragments } from '../errors/redact.js';
 import { createDefaultExecutor } from '../http/default-executor.js';
+import { integrityAskOf, integrityFactsOf } from '../integrity/integrity-ask.js';
 import { classifyMethod, METHOD_TABLE } from '../jsonrpc/method-table.js';
 import { ChainGuard, chainChecksOf, describeExpectedChain } from '../parts/chain-guard.js';
 import { EndpointHealth } from '../parts/endpoint-health.js';
@@ -191,6 +192,7 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
     options,
   });
 
+  const integrityFacts = integrityFactsOf(options.expectedChain);
   let id = 0;
   const host: PipelineHost = {
     clock,
@@ -220,6 +222,8 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
     acquire: (kind, acquireOptions, avoid, explore) => admission.acquire(kind, acquireOptions, avoid, explore),
     tryAcquire: (kind, acquireOptions, avoid, explore) => admission.tryAcquire(kind, acquireOptions, avoid, explore),
     classify,
+    // Integrity checks are on by default; off, a call reads no question from its params.
+    integrityOf: options.integrity === false ? () => undefined : (method, params) => integrityAskOf(method, params, integrityFacts),
     budgetOf: (kind) => hedging?.of(kind)?.budget ?? UNBOUNDED_BUDGET,
   };
   const sizes: BatchSizes = createBatchSizes(
