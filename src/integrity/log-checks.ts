@@ -7,8 +7,8 @@ import { integrityRow, quantityOf } from './evm-checks.js';
 import type { AnyIntegrityRow, IntegrityCheckName } from './types.js';
 
 interface LogFilter {
-  readonly from: bigint | undefined;
-  readonly to: bigint | undefined;
+  readonly from: number | bigint | undefined;
+  readonly to: number | bigint | undefined;
   readonly blockHash: string | undefined;
   /** Lowercase addresses; undefined: any. */
   readonly addresses: ReadonlySet<string> | undefined;
@@ -18,11 +18,31 @@ interface LogFilter {
 
 const lower = (value: unknown): string | undefined => (typeof value === 'string' ? value.toLowerCase() : undefined);
 
+/** Most nodes answer lowercase hex: try the text as it is before lowering it (one allocation saved per field). */
+const inSet = (allowed: ReadonlySet<string>, value: unknown): boolean => typeof value === 'string' && (allowed.has(value) || allowed.has(value.toLowerCase()));
+
+/**
+ * A log's `blockNumber` / `logIndex` as a number: block numbers and indexes fit 53 bits, so
+ * 13 hex digits at most take `Number` (strict hex: `Number('0x1z')` is NaN); longer ones are
+ * exact bigints (relational comparison between the two types is exact). NaN when no quantity.
+ */
+function logQuantity(value: unknown): number | bigint {
+  if (typeof value !== 'string' || value.length < 3 || value.charCodeAt(0) !== 48 || value.charCodeAt(1) !== 120) return Number.NaN;
+  if (value.length <= 15) return Number(value);
+  return quantityOf(value) ?? Number.NaN;
+}
+
 /** A filter value that is one string or a list of them (null inside a list: any). */
 function setOf(value: unknown): ReadonlySet<string> | undefined {
   if (typeof value === 'string') return new Set([value.toLowerCase()]);
   if (!Array.isArray(value) || value.length === 0 || value.some((v) => typeof v !== 'string')) return undefined;
   return new Set(value.map((v: string) => v.toLowerCase()));
+}
+
+/** A numeric range bound in the logs' own representation; a tag (`latest`, `safe`) bounds nothing here. */
+function boundOf(value: unknown): number | bigint | undefined {
+  const bound = quantityOf(value) === undefined ? Number.NaN : logQuantity(value);
+  return typeof bound === 'number' && Number.isNaN(bound) ? undefined : bound;
 }
 
 function filterOf(params: readonly unknown[]): LogFilter | undefined {
@@ -32,8 +52,8 @@ function filterOf(params: readonly unknown[]): LogFilter | undefined {
   const blockHash = lower(f['blockHash']);
   return {
     // With a block hash the node ignores the range (the two are exclusive).
-    from: blockHash === undefined ? quantityOf(f['fromBlock']) : undefined,
-    to: blockHash === undefined ? quantityOf(f['toBlock']) : undefined,
+    from: blockHash === undefined ? boundOf(f['fromBlock']) : undefined,
+    to: blockHash === undefined ? boundOf(f['toBlock']) : undefined,
     blockHash,
     addresses: setOf(f['address']),
     topics: Array.isArray(f['topics']) ? f['topics'].map(setOf) : [],
@@ -42,17 +62,18 @@ function filterOf(params: readonly unknown[]): LogFilter | undefined {
 
 function logFails(filter: LogFilter, log: Record<string, unknown>): IntegrityCheckName | undefined {
   if (filter.from !== undefined || filter.to !== undefined) {
-    const number = quantityOf(log['blockNumber']);
-    if (number === undefined || (filter.from !== undefined && number < filter.from) || (filter.to !== undefined && number > filter.to)) return 'log-block-range';
+    const number = logQuantity(log['blockNumber']);
+    // NaN compares false both ways: a log without a block number is outside any range.
+    if (!(filter.from === undefined || number >= filter.from) || !(filter.to === undefined || number <= filter.to)) return 'log-block-range';
   }
-  if (filter.blockHash !== undefined && lower(log['blockHash']) !== filter.blockHash) return 'log-block-hash';
-  if (filter.addresses !== undefined && !filter.addresses.has(lower(log['address']) ?? '')) return 'log-address';
+  if (filter.blockHash !== undefined && log['blockHash'] !== filter.blockHash && lower(log['blockHash']) !== filter.blockHash) return 'log-block-hash';
+  if (filter.addresses !== undefined && !inSet(filter.addresses, log['address'])) return 'log-address';
+  if (filter.topics.length === 0) return undefined;
   const topics = log['topics'];
   for (let i = 0; i < filter.topics.length; i++) {
     const allowed = filter.topics[i];
     if (allowed === undefined) continue;
-    const topic = Array.isArray(topics) ? lower(topics[i]) : undefined;
-    if (topic === undefined || !allowed.has(topic)) return 'log-topics';
+    if (!Array.isArray(topics) || !inSet(allowed, topics[i])) return 'log-topics';
   }
   return undefined;
 }
@@ -61,15 +82,16 @@ function verifyLogs(filter: LogFilter, result: unknown): IntegrityCheckName | un
   // Not a list: the answer's shape is the typed client's to judge, not a contradiction of the filter.
   if (!Array.isArray(result)) return undefined;
   let block: unknown;
-  let lastIndex: bigint | undefined;
+  let lastIndex: number | bigint = Number.NaN;
   for (const entry of result) {
     if (typeof entry !== 'object' || entry === null) continue;
     const log = entry as Record<string, unknown>;
     const failed = logFails(filter, log);
     if (failed !== undefined) return failed;
-    const key = lower(log['blockHash']) ?? log['blockNumber'];
-    const index = quantityOf(log['logIndex']);
-    if (key !== undefined && key === block && index !== undefined && lastIndex !== undefined && index <= lastIndex) return 'log-order';
+    // Within one answer a node spells a block's hash one way: the text itself is the key.
+    const key = log['blockHash'] ?? log['blockNumber'];
+    const index = logQuantity(log['logIndex']);
+    if (key !== undefined && key === block && index <= lastIndex) return 'log-order';
     block = key;
     lastIndex = index;
   }
