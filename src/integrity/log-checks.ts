@@ -11,15 +11,20 @@ interface LogFilter {
   readonly to: number | bigint | undefined;
   readonly blockHash: string | undefined;
   /** Lowercase addresses; undefined: any. */
-  readonly addresses: ReadonlySet<string> | undefined;
+  readonly addresses: Allowed | undefined;
   /** Per position, the lowercase topics allowed; undefined: any. */
-  readonly topics: readonly (ReadonlySet<string> | undefined)[];
+  readonly topics: readonly (Allowed | undefined)[];
 }
 
 const lower = (value: unknown): string | undefined => (typeof value === 'string' ? value.toLowerCase() : undefined);
 
+/** Lowercase values a field may take: one (the common filter, compared with `===`, no hashing) or a set. */
+type Allowed = string | ReadonlySet<string>;
+
+const has = (allowed: Allowed, value: string): boolean => (typeof allowed === 'string' ? allowed === value : allowed.has(value));
+
 /** Most nodes answer lowercase hex: try the text as it is before lowering it (one allocation saved per field). */
-const inSet = (allowed: ReadonlySet<string>, value: unknown): boolean => typeof value === 'string' && (allowed.has(value) || allowed.has(value.toLowerCase()));
+const inSet = (allowed: Allowed, value: unknown): boolean => typeof value === 'string' && (has(allowed, value) || has(allowed, value.toLowerCase()));
 
 /**
  * A log's `blockNumber` / `logIndex` as a number: block numbers and indexes fit 53 bits, so
@@ -33,10 +38,10 @@ function logQuantity(value: unknown): number | bigint {
 }
 
 /** A filter value that is one string or a list of them (null inside a list: any). */
-function setOf(value: unknown): ReadonlySet<string> | undefined {
-  if (typeof value === 'string') return new Set([value.toLowerCase()]);
+function setOf(value: unknown): Allowed | undefined {
+  if (typeof value === 'string') return value.toLowerCase();
   if (!Array.isArray(value) || value.length === 0 || value.some((v) => typeof v !== 'string')) return undefined;
-  return new Set(value.map((v: string) => v.toLowerCase()));
+  return value.length === 1 ? (value[0] as string).toLowerCase() : new Set(value.map((v: string) => v.toLowerCase()));
 }
 
 /** A numeric range bound in the logs' own representation; a tag (`latest`, `safe`) bounds nothing here. */
