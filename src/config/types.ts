@@ -99,6 +99,12 @@ export interface MethodClassification {
   readonly retryClass: RetryClass;
 }
 
+/** Integrity settings (`integrity` option). */
+export interface IntegritySettings {
+  /** How far below the reference tip an EVM block's hash is settled (no reorg replaces it), in blocks. @default 64 */
+  readonly reorgWindowBlocks?: number;
+}
+
 export interface HttpTransportPoolOptions {
   readonly endpoints: readonly EndpointConfig[];
   readonly retry?: RetrySettings;
@@ -155,10 +161,12 @@ export interface HttpTransportPoolOptions {
    * order, a Solana `getTransaction` without the asked signature, a context slot below the
    * `minContextSlot` sent, an `eth_chainId` / genesis hash off `expectedChain`. A failed check
    * is `invalid-response` (detail `integrity`, and the check's name), asked of another
-   * endpoint and counted against the node. `false` turns every check off.
-   * @default true
+   * endpoint and counted against the node; so is an EVM block whose hash contradicts the one
+   * two operators gave for its number beyond `reorgWindowBlocks` below the tip. `false` turns
+   * every check off.
+   * @default true (reorgWindowBlocks: 64)
    */
-  readonly integrity?: boolean;
+  readonly integrity?: boolean | IntegritySettings;
   /**
    * Micro-batching: idempotent reads made within `waitMs` (`0`: the same tick) go as one
    * JSON-RPC batch of at most `maxSize` calls. Pinned calls and sends go alone. `false` or

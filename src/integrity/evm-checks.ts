@@ -12,6 +12,13 @@ export function integrityRow<A>(row: IntegrityRow<A>): AnyIntegrityRow {
   return row as unknown as AnyIntegrityRow;
 }
 
+/** A block answer's number and lowercase hash, for the hash book; undefined when it carries no such pair. */
+export function blockIdOf(result: unknown): { readonly number: bigint; readonly hash: string } | undefined {
+  const number = quantityOf(fieldOf(result, 'number'));
+  const hash = fieldOf(result, 'hash');
+  return number === undefined || typeof hash !== 'string' || !HASH32.test(hash) ? undefined : { number, hash: hash.toLowerCase() };
+}
+
 /** `0x…` quantity as a bigint, or undefined when it is no quantity (a tag such as `latest`). */
 export function quantityOf(value: unknown): bigint | undefined {
   return typeof value === 'string' && QUANTITY.test(value) ? BigInt(value) : undefined;
@@ -40,6 +47,8 @@ interface BlockByNumber {
   readonly number: bigint;
   /** Block 0 on a pool with an EVM `expectedChain.genesisHash`: its hash must be that one. */
   readonly genesisHash: string | undefined;
+  /** The hash two operators gave for this number beyond the reorg window, when the call was made. */
+  readonly settledHash: string | undefined;
 }
 
 export const EVM_ROWS: readonly AnyIntegrityRow[] = [
@@ -57,17 +66,18 @@ export const EVM_ROWS: readonly AnyIntegrityRow[] = [
   }),
   integrityRow<BlockByNumber>({
     methods: ['eth_getBlockByNumber'],
-    checks: ['block-number', 'genesis-hash'],
+    checks: ['block-number', 'genesis-hash', 'settled-hash'],
     ask: (params, facts) => {
       const number = quantityOf(params[0]);
       if (number === undefined) return undefined;
       const genesisHash = number === 0n && facts.genesisHash?.startsWith('0x') === true ? facts.genesisHash : undefined;
-      return { number, genesisHash };
+      return { number, genesisHash, settledHash: facts.settledHashAt?.(number) };
     },
     verify: (asked, result, chainVerified) => {
       if (result === null) return undefined;
       if (quantityOf(fieldOf(result, 'number')) !== asked.number) return 'block-number';
       if (asked.genesisHash !== undefined && chainVerified && !sameHash(fieldOf(result, 'hash'), asked.genesisHash)) return 'genesis-hash';
+      if (asked.settledHash !== undefined && !sameHash(fieldOf(result, 'hash'), asked.settledHash)) return 'settled-hash';
       return undefined;
     },
   }),

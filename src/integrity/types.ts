@@ -6,6 +6,7 @@ export type IntegrityCheckName =
   | 'transaction-hash'
   | 'block-number'
   | 'block-hash'
+  | 'settled-hash'
   | 'genesis-hash'
   | 'chain-id'
   | 'log-block-range'
@@ -21,6 +22,8 @@ export interface IntegrityFacts {
   readonly chainId?: bigint | undefined;
   /** Solana: base58; EVM: lowercase `0x` hex (the hash of block 0). */
   readonly genesisHash?: string | undefined;
+  /** The settled hash of an EVM block number (two operators, beyond the reorg window), read when a call asks for that block. */
+  readonly settledHashAt?: ((number: bigint) => string | undefined) | undefined;
 }
 
 /** What an answer is checked against, bound to one call's question. */

@@ -37,6 +37,7 @@ import { FleetWiring } from '../parts/fleet-wiring.js';
 import { createPermitHost, roleStateReporter, type OutcomeReporter } from '../parts/permit-host.js';
 import { PoolHealth } from '../parts/pool-health.js';
 import { createOriginRequests, type OriginRequests } from '../parts/origin-requests.js';
+import { createSettledHashes } from '../parts/settled-hashes.js';
 import { PoolSubscriptions, wsUrlsOf } from '../parts/subscriptions.js';
 import { createBatchSizes, runBatch, type BatchSizes } from '../pipeline/batch-request.js';
 import { askEndpoint } from '../pipeline/exchange.js';
@@ -192,7 +193,10 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
     options,
   });
 
-  const integrityFacts = integrityFactsOf(options.expectedChain);
+  // Integrity (src/integrity/): the verified chain, and settled block hashes where EVM blocks may be read.
+  const integrity = options.integrity === false ? undefined : options.integrity === true || options.integrity === undefined ? {} : options.integrity;
+  const settled = integrity === undefined || options.chain === 'solana' ? undefined : createSettledHashes(integrity.reorgWindowBlocks, () => endpointHealth.tipOf('block'));
+  const integrityFacts = { ...integrityFactsOf(options.expectedChain), settledHashAt: settled?.settledHashAt };
   let id = 0;
   const host: PipelineHost = {
     clock,
@@ -215,7 +219,13 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
         const group = groups.get(kind);
         return group === undefined ? undefined : endpointHealth.avoidFor(read, group.roles);
       },
-      onAnswer: (role, method, params, historical, outcome) => endpointHealth.onAnswer(role, method, params, historical, outcome),
+      onAnswer:
+        settled === undefined
+          ? (role, method, params, historical, outcome) => endpointHealth.onAnswer(role, method, params, historical, outcome)
+          : (role, method, params, historical, outcome) => {
+              endpointHealth.onAnswer(role, method, params, historical, outcome);
+              settled.observe(role, method, outcome);
+            },
     },
     closedError: () => admission.closedError,
     nextId: () => (id = id >= Number.MAX_SAFE_INTEGER ? 1 : id + 1),
@@ -223,7 +233,7 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
     tryAcquire: (kind, acquireOptions, avoid, explore) => admission.tryAcquire(kind, acquireOptions, avoid, explore),
     classify,
     // Integrity checks are on by default; off, a call reads no question from its params.
-    integrityOf: options.integrity === false ? () => undefined : (method, params) => integrityAskOf(method, params, integrityFacts),
+    integrityOf: integrity === undefined ? () => undefined : (method, params) => integrityAskOf(method, params, integrityFacts),
     budgetOf: (kind) => hedging?.of(kind)?.budget ?? UNBOUNDED_BUDGET,
   };
   const sizes: BatchSizes = createBatchSizes(

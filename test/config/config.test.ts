@@ -35,7 +35,8 @@ describe('INVALID_CONFIG', () => {
 
   it('rejects an integrity switch that is no boolean', () => {
     const error = configError({ endpoints: at(0, {}), integrity: 'yes' });
-    expect(error.context.issues).toEqual([{ path: 'integrity', message: 'must be a boolean' }]);
+    expect(error.context.issues).toEqual([{ path: 'integrity', message: 'must be a boolean or { reorgWindowBlocks? }' }]);
+    expect(configError({ endpoints: at(0, {}), integrity: { reorgWindowBlocks: 0 } }).context.issues.map((issue) => issue.path)).toEqual(['integrity.reorgWindowBlocks']);
   });
 
   it('rejects duplicate endpoint ids, naming both positions', () => {
