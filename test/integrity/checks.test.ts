@@ -10,7 +10,7 @@ const hash = (digit: string) => `0x${digit.repeat(64)}`;
 describe('the table', () => {
   it('names every check once across its rows', () => {
     const names = INTEGRITY_ROWS.flatMap((row) => row.checks);
-    const all: IntegrityCheckName[] = ['receipt-hash', 'transaction-hash', 'block-number', 'block-hash', 'genesis-hash', 'chain-id', 'log-block-range', 'log-block-hash', 'log-address', 'log-topics', 'log-order', 'transaction-signature', 'min-context-slot'];
+    const all: IntegrityCheckName[] = ['receipt-hash', 'transaction-hash', 'block-number', 'block-hash', 'settled-hash', 'genesis-hash', 'chain-id', 'log-block-range', 'log-block-hash', 'log-address', 'log-topics', 'log-order', 'transaction-signature', 'min-context-slot'];
     expect(new Set(names)).toEqual(new Set(all));
   });
 
