@@ -35,7 +35,8 @@ describe('EVM rows', () => {
   it('check a block by number only for a number, not a tag; block 0 against an EVM genesis hash', () => {
     expect(verify('eth_getBlockByNumber', ['0x10', false], { number: '0x10' })).toBeUndefined();
     expect(verify('eth_getBlockByNumber', ['0x10', false], { number: '0x010' })).toBeUndefined();
-    expect(verify('eth_getBlockByNumber', ['0x10', false], { hash: hash('a') })).toBe('block-number');
+    expect(verify('eth_getBlockByNumber', ['0x10', false], { number: 16 })).toBe('block-number');
+    expect(verify('eth_getBlockByNumber', ['0x10', false], { hash: hash('a') })).toBeUndefined();
     const facts = integrityFactsOf({ genesisHash: hash('A') });
     expect(verify('eth_getBlockByNumber', ['0x0', false], { number: '0x0', hash: hash('a') }, facts)).toBeUndefined();
     expect(verify('eth_getBlockByNumber', ['0x0', false], { number: '0x0', hash: hash('b') }, facts)).toBe('genesis-hash');
@@ -85,7 +86,8 @@ describe('Solana rows', () => {
     expect(verify('getTransaction', [SIGNATURE, { encoding: 'base64' }], { transaction: [wire(otherBytes), 'base64'] })).toBe('transaction-signature');
     expect(verify('getTransaction', [SIGNATURE, { encoding: 'base64' }], { transaction: ['AAAA', 'base64+zstd'] })).toBeUndefined();
     expect(verify('getTransaction', [SIGNATURE], null)).toBeUndefined();
-    expect(verify('getTransaction', [SIGNATURE], { meta: null })).toBe('transaction-signature');
+    expect(verify('getTransaction', [SIGNATURE], { meta: null })).toBeUndefined();
+    expect(verify('getTransaction', [SIGNATURE], { transaction: ['not base64!', 'base64'] })).toBe('transaction-signature');
   });
 
   it('holds context.slot, and getSlot’s own slot, to the minContextSlot sent', () => {
