@@ -34,7 +34,12 @@ export interface BundleMeasure {
   readonly bytesByPackage: Readonly<Record<string, number>>;
   /** Every input file with bytes in the initial load (tree-shaken and on-demand files are left out). */
   readonly inputs: readonly string[];
+  /** The largest input files of the initial load, minified bytes, largest first (the "top contributors"). */
+  readonly topInputs: readonly { readonly input: string; readonly bytes: number }[];
 }
+
+/** How many input files `topInputs` lists. */
+const TOP_INPUTS = 12;
 
 export interface BundleEntry {
   readonly name: string;
@@ -152,6 +157,7 @@ export async function measureBundle(entry: BundleEntry, resolveDir: string, fall
     const gzipped = (path: string) => gzipSync(files.get(absolute(path)) ?? new Uint8Array(), { level: 9 }).byteLength;
     const bytesByPackage: Record<string, number> = {};
     const inputs = new Set<string>();
+    const bytesByInput = new Map<string, number>();
     let minifiedBytes = 0;
     let gzippedBytes = 0;
     let lazyGzippedBytes = 0;
@@ -167,9 +173,14 @@ export async function measureBundle(entry: BundleEntry, resolveDir: string, fall
         const key = packageOf(input);
         bytesByPackage[key] = (bytesByPackage[key] ?? 0) + meta.bytesInOutput;
         if (meta.bytesInOutput > 0) inputs.add(input);
+        bytesByInput.set(input, (bytesByInput.get(input) ?? 0) + meta.bytesInOutput);
       }
     }
-    return { name: entry.name, wholeGzippedBytes, minifiedBytes, gzippedBytes, lazyGzippedBytes, bytesByPackage, inputs: [...inputs] };
+    const topInputs = [...bytesByInput]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, TOP_INPUTS)
+      .map(([input, bytes]) => ({ input: input.replace(/^.*node_modules\//, ''), bytes }));
+    return { name: entry.name, wholeGzippedBytes, minifiedBytes, gzippedBytes, lazyGzippedBytes, bytesByPackage, inputs: [...inputs], topInputs };
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
@@ -197,6 +208,8 @@ export async function benchBundleSize(): Promise<{ results: BundleMeasure[]; mar
     const parts = results.map(
       (r) => `- ${r.name}: ${Object.entries(r.bytesByPackage).sort((a, b) => b[1] - a[1]).map(([p, b]) => `${p} ${kib(b)}`).join(', ')}`,
     );
+    // The top contributors of the two balance pages (issue 26 §3): where the next KiB are.
+    const top = results.slice(0, 2).map((r) => `- ${r.name}: ${r.topInputs.map((t) => `${t.input} ${(t.bytes / 1000).toFixed(1)} KB`).join(', ')}`);
     writeFileSync(join(packed.dir, 'bundle-size.json'), JSON.stringify(results.map(({ inputs: _inputs, ...r }) => r)));
     const markdown = [
       '| page (esbuild --bundle --minify --platform=browser) | whole page, gzip -9 | initial load (--splitting), minified | initial load, gzip -9 | on demand, gzip -9 |',
@@ -205,6 +218,9 @@ export async function benchBundleSize(): Promise<{ results: BundleMeasure[]; mar
       '',
       'Minified bytes by package (initial load):',
       ...parts,
+      '',
+      `Top contributors (initial load, minified, the ${TOP_INPUTS} largest files):`,
+      ...top,
     ].join('\n');
     return { results, markdown };
   } finally {

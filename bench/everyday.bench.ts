@@ -22,6 +22,7 @@ import {
 } from './everyday-clients.js';
 import { median } from './peers.bench.js';
 import { table } from './util.js';
+import { benchStageOverhead, type StageOverhead } from './stage-overhead.js';
 
 export interface EverydayBenchOptions {
   /** Measured time of one client in one round at 64 in flight, in ms. */
@@ -38,6 +39,9 @@ export interface EverydayBenchOptions {
    * longer run. At least one round always runs.
    */
   readonly budgetMs: number;
+  /** Rounds and calls per round of the no-socket per-stage table (stage-overhead.ts). */
+  readonly overheadRounds: number;
+  readonly overheadCalls: number;
 }
 
 export interface EverydayTarget {
@@ -64,9 +68,11 @@ export interface EverydayStageCost {
 export interface EverydayResults {
   readonly targets: EverydayTarget[];
   readonly stageCost: EverydayStageCost[];
-  /** Every measured run: client → one result per round. */
+  /** Per-stage pool CPU without a socket (stage-overhead.ts). */
+  readonly overhead: StageOverhead[];
   /** The machine's 1-minute load average before and after the section: the ratios mean little on a busy machine. */
   readonly loadAverage: readonly [before: number, after: number];
+  /** Every measured run: client → one result per round. */
   readonly rounds: { readonly concurrent: Record<string, LoadResult[]>; readonly sequential: Record<string, LoadResult[]> };
 }
 
@@ -103,9 +109,10 @@ export async function benchEveryday(options: EverydayBenchOptions): Promise<{ re
   }
   const targets = targetRows(concurrent, sequential);
   const stageCost = stageRows(concurrent, [FOUR_DEFAULTS, ...STAGES_OFF.map(([stage]) => withoutStage(stage)), FOUR_ALL_OFF]);
+  const overhead = await benchStageOverhead(options.overheadRounds, options.overheadCalls);
   const loadAverage = [loadBefore, loadavg()[0]!] as const;
-  const results: EverydayResults = { targets, stageCost, loadAverage, rounds: { concurrent: Object.fromEntries(concurrent), sequential: Object.fromEntries(sequential) } };
-  return { results, markdown: `${targetTable(targets, options, concurrent.get(RAW)!.length, loadAverage)}\n\n${stageTable(stageCost)}` };
+  const results: EverydayResults = { targets, stageCost, overhead: overhead.results, loadAverage, rounds: { concurrent: Object.fromEntries(concurrent), sequential: Object.fromEntries(sequential) } };
+  return { results, markdown: `${targetTable(targets, options, concurrent.get(RAW)!.length, loadAverage)}\n\n${stageTable(stageCost)}\n\n${overhead.markdown}` };
 }
 
 /**

@@ -59,8 +59,8 @@ await section('peers', 'Throughput against the limit and the peers (same loopbac
 await section('everyday', 'Everyday path (issue 26 §2): targets against raw undici, and the client CPU of each optional stage', () =>
   benchEveryday(
     quick
-      ? { durationMs: 160, sequentialMs: 100, warmupMs: 40, rounds: Math.max(4, rounds), budgetMs: 12_000 }
-      : { durationMs: 350, sequentialMs: 220, warmupMs: 60, rounds: Math.max(9, rounds), budgetMs: 55_000 },
+      ? { durationMs: 160, sequentialMs: 100, warmupMs: 40, rounds: Math.max(4, rounds), budgetMs: 12_000, overheadRounds: 3, overheadCalls: 6_400 }
+      : { durationMs: 350, sequentialMs: 220, warmupMs: 60, rounds: Math.max(9, rounds), budgetMs: 55_000, overheadRounds: 7, overheadCalls: 64_000 },
   ),
 );
 await section('faults', 'Fault scenarios (4 endpoints, one faulty)', () =>

@@ -18,7 +18,7 @@ import { classifyBatchElement, classifyOutcome, failureOf, type RawResponse } fr
 import type { RawOutcome } from '../http/executor.js';
 import type { AbortReason, ClassifiedOutcome, ClassifyContext } from '../http/outcome.js';
 import { parseJsonExact } from '../jsonrpc/exact-json.js';
-import type { SentTransactionId } from '../jsonrpc/transaction-id.js';
+import type { SentTransactionId } from '../jsonrpc/answer-ids.js';
 import type { IntegrityAsk } from '../integrity/types.js';
 
 /** One item as it was sent: its JSON-RPC id in this request, its method and a send's id. */

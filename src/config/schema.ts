@@ -158,7 +158,7 @@ export const poolConfigSchema = z.strictObject({
   subscriptions: z.optional(subscriptionSettingsSchema),
   executor: z.optional(objectWith(['execute', 'close'], 'must have execute() and close()')),
   logger: z.optional(objectWith(['debug', 'info', 'warn', 'error'], 'must have debug(), info(), warn() and error()')),
-  fleet: z.optional(objectWith(['join'], 'must be a fleet, e.g. createRedisFleet() from sturdy-rpc/fleet (it has join())')),
+  fleet: z.optional(objectWith(['join', 'wire'], 'must be a fleet, e.g. createRedisFleet() from sturdy-rpc/fleet (it has join() and wire())')),
   clock: z.optional(objectWith(['now', 'wallNow', 'setTimer'], 'must have now(), wallNow() and setTimer()')),
   random: z.optional(z.custom<() => number>((value) => typeof value === 'function', { message: 'must be a function' })),
 });

@@ -20,6 +20,7 @@ export const TRANSPORT_ERROR_CODES = [
   'SUBSCRIPTION_CLOSED',
   'SUBSCRIPTION_OVERFLOW',
   'LOG_RANGE_LIMIT',
+  'LOAD_FAILED',
 ] as const;
 
 export type TransportErrorCode = (typeof TRANSPORT_ERROR_CODES)[number];

@@ -92,6 +92,12 @@ export interface TransportErrorContextByCode {
     readonly maxParts: number;
     readonly maxBlockRange?: string;
   };
+  /**
+   * Code the pool fetches on first use did not load (a browser page offline, a chunk missing):
+   * `transaction-id`, what computes a send's id before it goes out. Nothing was sent; the next
+   * call loads again.
+   */
+  LOAD_FAILED: { readonly module: 'transaction-id' };
 }
 
 export interface TransportErrorOptions<C extends TransportErrorCode> {

@@ -12,7 +12,8 @@ import { runBounded } from './bounded-command.js';
 import { LeasedBucket } from './lease-bucket.js';
 import { MemberCount } from './member-count.js';
 import { StoreJudge, type FleetFailure } from './store-judge.js';
-import type { FleetFact, FleetJoinOptions, FleetMembership, FleetMode, FleetStatus, PoolFleet } from './types.js';
+import type { FleetFact, FleetJoinOptions, FleetMembership, FleetMode, FleetPoolWiring, FleetStatus, PoolFleet } from './types.js';
+import { wireFleet } from '../parts/fleet-wiring.js';
 
 export interface FleetCoordinatorSettings {
   readonly clock: Clock;
@@ -64,6 +65,10 @@ export class FleetCoordinator implements PoolFleet {
 
   status(): FleetStatus {
     return { mode: this.#mode, members: this.#members.assumed(), reason: this.#reason };
+  }
+
+  wire(clock: Clock): FleetPoolWiring {
+    return wireFleet(this, clock);
   }
 
   join(options: FleetJoinOptions): FleetMembership {

@@ -5,12 +5,14 @@
 export { createRedisFleet, type CreateRedisFleetOptions, type RedisFleet } from './redis-fleet.js';
 export type { FleetRedisClient } from './redis-backend.js';
 export { leaseSizeOf, localShareOf } from './lease-bucket.js';
+export { wireFleet } from '../parts/fleet-wiring.js';
 export type {
   FleetBucketSpec,
   FleetFact,
   FleetJoinOptions,
   FleetMembership,
   FleetMode,
+  FleetPoolWiring,
   FleetStatus,
   FleetTopic,
   PoolFleet,

@@ -101,6 +101,7 @@ export function createRedisFleet(options: CreateRedisFleetOptions): RedisFleet {
     namespace: settings.namespace,
     memberId,
     join: (joinOptions) => coordinator.join(joinOptions),
+    wire: (clock) => coordinator.wire(clock),
     status: () => coordinator.status(),
     close: () => coordinator.close(),
   };

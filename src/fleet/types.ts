@@ -79,7 +79,23 @@ export interface FleetMembership {
   leave(): void;
 }
 
+/**
+ * The fleet's side of one pool, made by the fleet itself (`wire`): what turns the pool's buckets
+ * into leased ones and its cooldowns, benches, breaker opens, chain verdicts and heads into
+ * shared facts (`parts/fleet-wiring.ts`). Opaque outside the pool.
+ */
+export interface FleetPoolWiring {
+  readonly fleetWiring: true;
+}
+
 /** The `fleet` pool option: anything that can take a pool as a member. */
 export interface PoolFleet {
   join(options: FleetJoinOptions): FleetMembership;
+  /**
+   * The wiring of one pool into this fleet; the pool calls it once, in its constructor. The fleet
+   * brings it, rather than the pool importing it, so a pool without `fleet` holds no fleet code
+   * (nor SHA-256) in a browser bundle. Implement it as `wire: (clock) => wireFleet(this, clock)`
+   * (`wireFleet` from `sturdy-rpc/fleet`).
+   */
+  wire(clock: Clock): FleetPoolWiring;
 }

@@ -29,7 +29,7 @@ import {
 } from '../jsonrpc/heuristics.js';
 import { readLogRangeLimit } from '../jsonrpc/log-range-limit.js';
 import { isUnexpectedEmptyResult } from '../jsonrpc/method-table.js';
-import { isSentTransactionId } from '../jsonrpc/transaction-id.js';
+import { isSentTransactionId } from '../jsonrpc/answer-ids.js';
 import type { RawOutcome } from './executor.js';
 import { failureOf } from './outcome-rules.js';
 import type { ClassifiedFailure, ClassifiedOutcome, ClassifyContext } from './outcome.js';

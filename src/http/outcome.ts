@@ -1,6 +1,6 @@
 import type { DispatchState, FailureCause } from '../retry/causes.js';
 import type { ReputationSignalKind } from '../reputation/signals.js';
-import type { SentTransactionId } from '../jsonrpc/transaction-id.js';
+import type { SentTransactionId } from '../jsonrpc/answer-ids.js';
 import type { IntegrityAsk, IntegrityCheckName } from '../integrity/types.js';
 
 /** Why the pool aborted an attempt's signal, if it did. */

@@ -4,7 +4,8 @@
  * `getGenesisHash` on the verified chain. Pure.
  */
 import { base58 } from '@scure/base';
-import { decodeCompactU16, decodeSolanaWire, SOLANA_SIGNATURE_BYTES } from '../jsonrpc/transaction-id.js';
+import { decodeCompactU16, SOLANA_SIGNATURE_BYTES } from '../jsonrpc/solana-wire-layout.js';
+import { decodeSolanaWire } from '../jsonrpc/solana-wire.js';
 import { integrityRow } from './evm-checks.js';
 import type { AnyIntegrityRow, IntegrityCheckName } from './types.js';
 

@@ -6,6 +6,7 @@
 import type { HttpTransportPool } from '../pool/http-transport-pool.js';
 import type { ObservedAttempt, ObservedCall, ObservedCallEnd } from '../pipeline/call-observer.js';
 import { CALL_METRICS, causeLabel, EVENT_COUNTERS, labelCombinations, outcomeCode, type MetricTopology } from './definitions.js';
+import { SeriesIndex } from './series-index.js';
 import { CounterTally, keyOf } from './tally.js';
 
 /** A tallied counter with its name, help and labels (the definitions' names, without a prefix). */
@@ -23,6 +24,8 @@ export class CallTallies {
   /** Every counter: the event counters, then calls, attempts and retries. */
   readonly counters: readonly NamedTally[];
   readonly #stops: (() => void)[] = [];
+  readonly #attemptSeries = new SeriesIndex(this.attempts);
+  readonly #callSeries = new SeriesIndex(this.calls);
 
   constructor(pool: HttpTransportPool, topology: MetricTopology) {
     const counters: NamedTally[] = [];
@@ -42,15 +45,12 @@ export class CallTallies {
   attempt(call: ObservedCall, attempt: ObservedAttempt): void {
     const cause = causeLabel(attempt.outcome, attempt.cause);
     const { endpointId, dispatch } = attempt;
-    const key = `${endpointId}\u0000${call.kind}\u0000${cause}\u0000${dispatch}`;
-    (this.attempts.series.get(key) ?? this.attempts.at(key, [endpointId, call.kind, cause, dispatch])).value++;
+    this.#attemptSeries.at(endpointId, call.kind, cause, dispatch).value++;
     if (attempt.attempt > 1 && attempt.outcome !== 'lost') this.retries.inc(endpointId);
   }
 
   end(call: ObservedCall, end: ObservedCallEnd): void {
-    const code = outcomeCode(end.error);
-    const key = `${call.kind}\u0000${call.methodLabel}\u0000${code}`;
-    (this.calls.series.get(key) ?? this.calls.at(key, [call.kind, call.methodLabel, code])).value++;
+    this.#callSeries.at(call.kind, call.methodLabel, outcomeCode(end.error)).value++;
   }
 
   /** Stops listening to the pool's events. */

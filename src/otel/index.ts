@@ -1,8 +1,9 @@
 /**
- * `sturdy-rpc/otel`: one span per call (JSON-RPC client span), one child span per attempt
- * (HTTP client span), and the pool's metrics through an OpenTelemetry meter. Built on
- * `@opentelemetry/api` only (an optional peer): without an SDK every call is a no-op, and
- * the global providers are used when none are given.
+ * `sturdy-rpc/otel`: one span per call (JSON-RPC client span), a child span per attempt
+ * (HTTP client span) in calls that took more than one (see `attemptSpans`), and the pool's
+ * metrics through an OpenTelemetry meter. Built on `@opentelemetry/api` only (an optional
+ * peer): without an SDK every call is a no-op, and the global providers are used when none
+ * are given.
  *
  * Secrecy: no attribute carries a URL, a host, a header or a key — endpoints are named by
  * their configured id (`sturdy_rpc.endpoint`), so `server.address` and `url.full` are left out
@@ -11,7 +12,9 @@
  */
 import {
   context,
+  INVALID_SPAN_CONTEXT,
   metrics,
+  ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -24,8 +27,9 @@ import {
   type Span,
   type TracerProvider,
 } from '@opentelemetry/api';
+import { TransportError } from '../errors/transport-error.js';
 import type { HttpTransportPool } from '../pool/http-transport-pool.js';
-import { OBSERVE_CALLS, type CallObserver, type ObservedCall } from '../pipeline/call-observer.js';
+import { OBSERVE_CALLS, type CallObserver, type ObservedAttempt, type ObservedCall } from '../pipeline/call-observer.js';
 import { CallTallies, runOnce } from '../metrics/call-tallies.js';
 import { CALL_METRICS, causeLabel, outcomeCode, SNAPSHOT_GAUGES, topologyOf } from '../metrics/definitions.js';
 
@@ -34,6 +38,15 @@ export interface OpenTelemetryOptions {
   readonly tracerProvider?: TracerProvider;
   /** Where metrics go. @default the global meter provider (`metrics.getMeterProvider()`) */
   readonly meterProvider?: MeterProvider;
+  /**
+   * When a call's attempts get spans of their own. `'on-retry'`: only in calls that took more
+   * than one attempt (a failure, a retry, a hedge) — then every attempt of the call has one,
+   * the first too; a call answered by its first attempt is one span. `'always'`: every
+   * attempt. An attempt span costs about as much as the call span, so `'on-retry'` keeps
+   * the tracing cost of the common call at one span.
+   * @default 'on-retry'
+   */
+  readonly attemptSpans?: 'always' | 'on-retry';
 }
 
 /** Stops creating spans and recording metrics for the pool. Spans already started still end. Idempotent. */
@@ -45,8 +58,20 @@ const OTHER_METHOD = '_OTHER';
 
 interface CallState {
   readonly span: Span;
-  readonly context: Context;
+  /** Read once at start: a hedge race's loser is reported after the call span ended (no longer recording). */
+  readonly recording: boolean;
+  readonly parent: Context;
+  /** The call span's context, the attempt spans' parent: built at the first attempt span only. */
+  context: Context | undefined;
+  /**
+   * `'on-retry'`: the first attempt, held back while it is the call's only one (no span yet);
+   * `null` once the call has more than one attempt (every later attempt gets its span at once).
+   */
+  held: ObservedAttempt | undefined | null;
 }
+
+/** The state of every call whose span does not record: never written to (see `start`). */
+const UNRECORDED: CallState = Object.freeze({ span: trace.wrapSpanContext(INVALID_SPAN_CONTEXT), recording: false, parent: ROOT_CONTEXT, context: undefined, held: null });
 
 /** OpenTelemetry metric name of a definition: `sturdy_rpc.rate_limits` for `rate_limits_total`. */
 function otelName(name: string): string {
@@ -80,9 +105,15 @@ function rpcCodeOf(error: unknown): number | undefined {
 /**
  * Instruments `pool` with OpenTelemetry spans and metrics (README "Monitoring"); returns the
  * function that stops it. Each `pool.request()` becomes a CLIENT span whose parent is the
- * caller's active span, with one child span per attempt.
+ * caller's active span, with a child span per attempt when it took more than one (`attemptSpans`).
  */
 export function instrumentOpenTelemetry(pool: HttpTransportPool, options: OpenTelemetryOptions = {}): UninstrumentOpenTelemetry {
+  const { attemptSpans } = options;
+  if (attemptSpans !== undefined && attemptSpans !== 'always' && attemptSpans !== 'on-retry') {
+    // Before anything is created: a bad option instruments nothing. The value is not echoed.
+    const message = "must be 'always' or 'on-retry'";
+    throw new TransportError('INVALID_CONFIG', `Invalid OpenTelemetry options: attemptSpans: ${message}`, { context: { issues: [{ path: 'attemptSpans', message }] } });
+  }
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
   const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE);
   const topology = topologyOf(pool.snapshot());
@@ -139,44 +170,58 @@ export function instrumentOpenTelemetry(pool: HttpTransportPool, options: OpenTe
     return attributes;
   };
 
+  const everyAttempt = attemptSpans === 'always';
+  /** An attempt's HTTP client span, started and ended after the fact from its recorded times. */
+  const attemptSpan = (state: CallState, attempt: ObservedAttempt): void => {
+    const attributes: Attributes = {
+      'http.request.method': 'POST',
+      'http.request.resend_count': attempt.attempt - 1,
+      'sturdy_rpc.endpoint': attempt.endpointId,
+      'sturdy_rpc.attempt': attempt.attempt,
+      'sturdy_rpc.outcome': attempt.outcome,
+      'sturdy_rpc.dispatch': attempt.dispatch,
+    };
+    if (attempt.status !== undefined) attributes['http.response.status_code'] = attempt.status;
+    if (attempt.outcome !== 'success') {
+      const cause = causeLabel(attempt.outcome, attempt.cause);
+      attributes['sturdy_rpc.cause'] = cause;
+      attributes['error.type'] = cause;
+    }
+    if (attempt.rpcCode !== undefined) attributes['rpc.response.status_code'] = String(attempt.rpcCode);
+    const span = tracer.startSpan('POST', { kind: SpanKind.CLIENT, startTime: attempt.startedAtWallMs, attributes }, (state.context ??= trace.setSpan(state.parent, state.span)));
+    if (attempt.outcome === 'failure') span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end(attempt.startedAtWallMs + attempt.latencyMs);
+  };
+
   const observer: CallObserver<CallState> = {
     start(call: ObservedCall) {
       const parent = context.active();
       const attributes = callAttributes(call.kind, call.methodLabel);
       const span = tracer.startSpan(attributes['rpc.method'] as string, { kind: SpanKind.CLIENT, startTime: call.startedAtWallMs, attributes }, parent);
-      // A non-recording span (no SDK, or not sampled) has no children to parent.
-      return { span, context: span.isRecording() ? trace.setSpan(parent, span) : parent };
+      // A non-recording span (no SDK, or not sampled) has no children and nothing to end:
+      // one shared state, no object per call.
+      return span.isRecording() ? { span, recording: true, parent, context: undefined, held: undefined } : UNRECORDED;
     },
     attempt(state, call, attempt) {
       tallies.attempt(call, attempt);
-      const cause = causeLabel(attempt.outcome, attempt.cause);
-      const { endpointId, dispatch } = attempt;
-      attemptSeconds.record(attempt.latencyMs / 1000, endpointAttributes(endpointId));
-      if (!state.span.isRecording()) return;
-      const attributes: Attributes = {
-        'http.request.method': 'POST',
-        'http.request.resend_count': attempt.attempt - 1,
-        'sturdy_rpc.endpoint': endpointId,
-        'sturdy_rpc.attempt': attempt.attempt,
-        'sturdy_rpc.outcome': attempt.outcome,
-        'sturdy_rpc.dispatch': dispatch,
-      };
-      if (attempt.status !== undefined) attributes['http.response.status_code'] = attempt.status;
-      if (attempt.outcome !== 'success') {
-        attributes['sturdy_rpc.cause'] = cause;
-        attributes['error.type'] = cause;
+      attemptSeconds.record(attempt.latencyMs / 1000, endpointAttributes(attempt.endpointId));
+      if (!state.recording) return;
+      if (everyAttempt || state.held === null) return attemptSpan(state, attempt);
+      if (state.held === undefined && attempt.outcome === 'success' && attempt.attempt === 1) {
+        state.held = attempt; // the common call: no span unless another attempt follows
+        return;
       }
-      if (attempt.rpcCode !== undefined) attributes['rpc.response.status_code'] = String(attempt.rpcCode);
-      const span = tracer.startSpan('POST', { kind: SpanKind.CLIENT, startTime: attempt.startedAtWallMs, attributes }, state.context);
-      if (attempt.outcome === 'failure') span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end(attempt.startedAtWallMs + attempt.latencyMs);
+      const held = state.held;
+      state.held = null;
+      if (held !== undefined) attemptSpan(state, held);
+      attemptSpan(state, attempt);
     },
     end(state, call, end) {
       tallies.end(call, end);
       const code = outcomeCode(end.error);
       callSeconds.record(end.durationMs / 1000, kindAttributes(call.kind));
       const { span } = state;
-      if (!span.isRecording()) return;
+      if (!state.recording) return;
       if (end.error !== undefined) {
         span.setAttribute('error.type', code);
         const rpcCode = rpcCodeOf(end.error);

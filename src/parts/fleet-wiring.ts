@@ -12,7 +12,7 @@ import type { Clock } from '../clock.js';
 import type { NormalizedEndpoint } from '../config/normalize.js';
 import { decodeHeadFact, HEAD_FACT_TTL_MS, headFactData, HeadTeller } from '../fleet/head-facts.js';
 import { createSharedReputationStore, type BenchReason, type SharedReputationStore } from '../fleet/reputation-store.js';
-import type { FleetFact, FleetMembership, FleetTopic, PoolFleet } from '../fleet/types.js';
+import type { FleetFact, FleetMembership, FleetPoolWiring, FleetTopic, PoolFleet } from '../fleet/types.js';
 import type { HeadQuantity } from '../health/config.js';
 import { headValue } from '../health/head-of.js';
 import type { ReputationKey } from '../reputation/keys.js';
@@ -59,7 +59,13 @@ export interface FleetWiringContext {
   wake(kind: RequestKind): void;
 }
 
-export class FleetWiring {
+/** The wiring of one pool into `fleet` (what `PoolFleet.wire` returns). */
+export function wireFleet(fleet: PoolFleet, clock: Clock): FleetPoolWiring {
+  return new FleetWiring(fleet, clock);
+}
+
+export class FleetWiring implements FleetPoolWiring {
+  readonly fleetWiring = true as const;
   readonly #fleet: PoolFleet;
   readonly #clock: Clock;
   readonly #store: SharedReputationStore;

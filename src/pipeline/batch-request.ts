@@ -3,7 +3,8 @@
  * The wiring of the pure parts in `src/batch/`: items are split per request kind and per
  * endpoint's `maxBatchSize`; each request goes through admission (one permit, one token
  * per item), is attributed item by item, and only the items that failed retryably are
- * sent again — alone or together in a new request, never with the completed ones.
+ * sent again — alone or together in a new request, never with the completed ones. A kind's
+ * items are the request loop's work (`loop.ts`): its chunks go concurrently, one per permit.
  */
 import { attributeBatch, type BatchSlot } from '../batch/attribute.js';
 import { batchRefusal, endpointVerdict, itemRetryClass, requestRetryClass } from '../batch/rules.js';
@@ -11,15 +12,16 @@ import type { ClassifiedFailure } from '../http/outcome.js';
 import type { BatchCall, BatchItemResult, BatchOptions } from '../batch/types.js';
 import { TransportError, type AttemptRecord } from '../errors/transport-error.js';
 import { createRequestBody } from '../jsonrpc/envelope.js';
-import { sentTransactionIdOf } from '../jsonrpc/transaction-id.js';
 import type { IntegrityAsk } from '../integrity/types.js';
+import { needsSendId } from './send-id-rules.js';
+import { sendIdReader } from './send-ids.js';
 import type { RequestKind, RetryClass } from '../retry/causes.js';
 import { AttemptControl, sendRaw } from './exchange.js';
 import { failWhileWaiting, finalError, type FailedCall } from './call-errors.js';
-import type { AcquireOptions, PipelineHost, RetryAvoidance } from './host.js';
+import type { CallBudget, PipelineHost, RetryAvoidance } from './host.js';
 import { permitRole, type HttpRequestPermit } from '../admission/permit.js';
 import { transportErrorOf, type AttemptFailure } from './call-context.js';
-import { admissionError, evaluate } from './request-loop.js';
+import { avoidFailed, decideFailure, runLoop, type LoopWork } from './loop.js';
 
 /** One item from call to settlement. */
 interface BatchItem extends FailedCall {
@@ -48,20 +50,6 @@ export function createBatchSizes(initial: ReadonlyMap<string, number>, fallback:
   };
 }
 
-/** One kind's items under one deadline. */
-interface Group {
-  readonly pool: PipelineHost;
-  readonly sizes: BatchSizes;
-  readonly kind: RequestKind;
-  readonly options: BatchOptions;
-  readonly requestClass: RetryClass;
-  readonly results: BatchItemResult[];
-  readonly startedAt: number;
-  deadlineMs: number;
-  avoid: RetryAvoidance | undefined;
-  readonly failed: Set<string>;
-}
-
 function invalidInput(field: string, message: string): TransportError<'INVALID_INPUT'> {
   return new TransportError('INVALID_INPUT', message, { context: { field } });
 }
@@ -80,14 +68,17 @@ function itemsOf(pool: PipelineHost, calls: readonly BatchCall[]): BatchItem[] {
       throw new TransportError('INVALID_INPUT', `calls[${index}].params must be JSON-serializable (bigint allowed)`, { context: { field: `calls[${index}].params` }, cause: error });
     }
     const { kind, retryClass } = pool.classify(method, {});
-    const sentTransactionId = retryClass === 'never-after-dispatch' ? sentTransactionIdOf(method, params) : undefined;
-    return { index, method, params, kind, retryClass, body, sentTransactionId, integrity: pool.integrityOf(method, params), attempts: [], redact: pool.redact, tries: 0, last: undefined };
+    return { index, method, params, kind, retryClass, body, sentTransactionId: undefined, integrity: pool.integrityOf(method, params), attempts: [], redact: pool.redact, tries: 0, last: undefined };
   });
 }
 
-/** Runs a batch; resolves with one result per call, in order. Rejects only for invalid input (nothing sent). */
+/** Runs a batch; resolves with one result per call, in order. Rejects only for invalid input, or a send's id that could not be computed (`LOAD_FAILED`); nothing sent then. */
 export async function runBatch(pool: PipelineHost, sizes: BatchSizes, calls: readonly BatchCall[], options: BatchOptions = {}): Promise<BatchItemResult[]> {
-  const items = itemsOf(pool, calls);
+  const checked = itemsOf(pool, calls);
+  // A send's id is computed from its bytes before anything is sent (in the browser, the hashing loads on the first send).
+  const reader = checked.some((item) => needsSendId(item.method, item.retryClass)) ? sendIdReader() : undefined;
+  const read = reader === undefined || typeof reader === 'function' ? reader : await reader;
+  const items = read === undefined ? checked : checked.map((item) => (needsSendId(item.method, item.retryClass) ? { ...item, sentTransactionId: read(item.method, item.params) } : item));
   const results: BatchItemResult[] = new Array<BatchItemResult>(items.length);
   const byKind = new Map<RequestKind, BatchItem[]>();
   for (const item of items) {
@@ -95,88 +86,129 @@ export async function runBatch(pool: PipelineHost, sizes: BatchSizes, calls: rea
     if (group === undefined) byKind.set(item.kind, [item]);
     else group.push(item);
   }
-  // A caller that aborts in the same tick it made the call must see nothing sent.
-  if (options.signal) await Promise.resolve();
-  await Promise.all(
-    [...byKind].map(([kind, members]) =>
-      runGroup(
-        {
-          pool,
-          sizes,
-          kind,
-          options,
-          requestClass: requestRetryClass(members.map((item) => item.retryClass)),
-          results,
-          startedAt: pool.clock.now(),
-          deadlineMs: Number.POSITIVE_INFINITY,
-          avoid: undefined,
-          failed: new Set(),
-        },
-        members,
-      ),
-    ),
-  );
+  await Promise.all([...byKind].map(([kind, members]) => runLoop(pool, new GroupWork(pool, sizes, kind, options, members, results))));
   return results;
 }
 
-function settle(group: Group, item: BatchItem, outcome: BatchItemResult | TransportError): void {
-  group.results[item.index] = outcome instanceof TransportError ? { ok: false, error: outcome } : outcome;
+/** A chunk as it came back: its attribution, or the node's refusal of the batch (the items go again). */
+type SentChunk =
+  | { readonly refused: true; readonly chunk: readonly BatchItem[] }
+  | { readonly refused: false; readonly chunk: readonly BatchItem[]; readonly endpointId: string; readonly latencyMs: number; readonly attribution: Attribution };
+
+interface Attribution extends ReturnType<typeof attributeBatch> {
+  readonly transportError: Error | undefined;
 }
 
-async function runGroup(group: Group, items: readonly BatchItem[]): Promise<void> {
-  const { pool, kind, options } = group;
-  const { clock } = pool;
-  const budget = pool.budgetOf(kind);
-  for (let i = 0; i < items.length; i++) budget.deposit();
-  const queue = [...items];
-  const inflight = new Set<Promise<void>>();
-  let first = true;
-  while (queue.length > 0 || inflight.size > 0) {
-    if (queue.length === 0) {
-      await Promise.race(inflight);
-      continue;
-    }
-    const acquireOptions: AcquireOptions = { signal: options.signal, endpoint: options.endpoint, timeoutMs: first ? options.timeoutMs : group.deadlineMs - clock.now() };
-    let permit = pool.tryAcquire(kind, acquireOptions, group.avoid);
-    if (permit === undefined) {
-      try {
-        permit = await pool.acquire(kind, acquireOptions, group.avoid);
-      } catch (error) {
-        for (const item of queue.splice(0)) settle(group, item, admissionError(pool, item, error, item.last, group.deadlineMs, group.startedAt, first ? 1 : 2));
-        continue;
-      }
-    }
-    if (first) group.deadlineMs = permit.deadlineMs;
-    first = false;
-    if (options.signal?.aborted || pool.closedError()) {
-      permit.release();
-      for (const item of queue.splice(0)) settle(group, item, failWhileWaiting(undefined, item, pool.closedError()));
-      continue;
-    }
-    const chunk = queue.splice(0, group.sizes.of(permit.endpointId));
+/** One kind's items under one deadline, as the loop's work: a queue sent in chunks, concurrently. */
+class GroupWork implements LoopWork<SentChunk> {
+  readonly startedAt: number;
+  readonly concurrent = true;
+  readonly result = undefined;
+  readonly requestClass: RetryClass;
+  deadlineMs = Number.POSITIVE_INFINITY;
+  avoid: RetryAvoidance | undefined = undefined;
+  failed: Set<string> | undefined = undefined;
+  private readonly queue: BatchItem[];
+  private readonly budget: CallBudget;
+
+  constructor(
+    readonly pool: PipelineHost,
+    readonly sizes: BatchSizes,
+    readonly kind: RequestKind,
+    readonly options: BatchOptions,
+    items: readonly BatchItem[],
+    private readonly results: BatchItemResult[],
+  ) {
+    this.requestClass = requestRetryClass(items.map((item) => item.retryClass));
+    this.startedAt = pool.clock.now();
+    this.queue = [...items];
+    this.budget = pool.budgetOf(kind);
+  }
+
+  begin(): void {
+    // One deposit per item: a batch earns the retries its calls would have earned alone.
+    for (let i = 0; i < this.queue.length; i++) this.budget.deposit();
+  }
+
+  pending(): boolean {
+    return this.queue.length > 0;
+  }
+
+  explores(): boolean {
+    return false;
+  }
+
+  send(permit: HttpRequestPermit): Promise<SentChunk> {
+    const chunk = this.queue.splice(0, this.sizes.of(permit.endpointId));
     // One token per item: the permit took the first, the others are charged (README "Batching and coalescing").
-    permitRole(permit).bucket?.charge(chunk.length - 1, clock.now());
-    const task: Promise<void> = sendRequest(group, permit, chunk).then((retry) => {
-      inflight.delete(task);
-      queue.push(...retry);
+    permitRole(permit).bucket?.charge(chunk.length - 1, this.pool.clock.now());
+    return sendChunk(this, permit, chunk);
+  }
+
+  decide(sent: SentChunk): undefined {
+    if (sent.refused) {
+      this.queue.push(...sent.chunk);
+      return undefined;
+    }
+    const { pool } = this;
+    const { chunk, endpointId, latencyMs, attribution } = sent;
+    let delayMs = 0;
+    let retried = false;
+    chunk.forEach((item, i) => {
+      const outcome = attribution.outcomes[i]!;
+      item.tries++;
+      if (outcome.ok) {
+        this.settle(item, { ok: true, result: outcome.result, endpointId });
+        return;
+      }
+      item.attempts.push({ endpointId, cause: outcome.cause, dispatch: outcome.dispatch, status: outcome.status, rpcCode: outcome.rpcCode, durationMs: latencyMs });
+      const failure: AttemptFailure = { ...outcome, endpointId, transportError: attribution.transportError };
+      if (outcome.cause === 'aborted') {
+        this.settle(item, failWhileWaiting(undefined, item, pool.closedError()));
+        return;
+      }
+      const retryClass = itemRetryClass(attribution.whole, item.retryClass, this.requestClass);
+      const decided = decideFailure(pool, this.budget, failure, retryClass, item.tries, this.deadlineMs);
+      if (typeof decided !== 'number') {
+        // The send rule of the request holds for every item in it: the error says it may have been processed.
+        const call = decided === 'budget-exhausted' ? item : { ...item, retryClass };
+        this.settle(item, finalError(decided, failure, call, endpointId, this.deadlineMs - this.startedAt));
+        return;
+      }
+      item.last = failure;
+      delayMs = Math.max(delayMs, decided);
+      retried = true;
+      this.queue.push(item);
     });
-    inflight.add(task);
+    // Failing over is immediate; an endpoint that failed these items is used again only after the backoff.
+    if (retried) avoidFailed(this, endpointId, pool.clock.now() + delayMs);
+    return undefined;
+  }
+
+  failWaiting(errorOf: (item: FailedCall, last: AttemptFailure | undefined) => TransportError): void {
+    for (const item of this.queue.splice(0)) this.settle(item, errorOf(item, item.last));
+  }
+
+  end(): void {}
+
+  private settle(item: BatchItem, outcome: BatchItemResult | TransportError): void {
+    this.results[item.index] = outcome instanceof TransportError ? { ok: false, error: outcome } : outcome;
   }
 }
 
-/** Sends `chunk` as one request on `permit`, settles what is final and returns the items to send again. */
-async function sendRequest(group: Group, permit: HttpRequestPermit, chunk: readonly BatchItem[]): Promise<BatchItem[]> {
-  const { pool, options, requestClass } = group;
+/** Sends `chunk` as one request on `permit` and records the endpoint's verdict on it. */
+async function sendChunk(group: GroupWork, permit: HttpRequestPermit, chunk: readonly BatchItem[]): Promise<SentChunk> {
+  const { pool, options, requestClass, kind } = group;
   const { clock, events } = pool;
   const { endpointId } = permit;
   const started = clock.now();
   const slots: BatchSlot[] = chunk.map((item) => ({ id: pool.nextId(), method: item.method, sentTransactionId: item.sentTransactionId, integrity: item.integrity }));
   // One item goes as a plain request: every server reads that, and some unwrap batches of one.
   const body = chunk.length === 1 ? chunk[0]!.body(slots[0]!.id) : `[${chunk.map((item, i) => item.body(slots[i]!.id)).join(',')}]`;
-  const base = () => ({ atMs: clock.now(), endpointId, kind: group.kind, method: 'batch', attempt: Math.max(...chunk.map((item) => item.tries + 1)) });
+  const base = () => ({ atMs: clock.now(), endpointId, kind, method: 'batch', attempt: Math.max(...chunk.map((item) => item.tries + 1)) });
   if (events.has('attempt')) events.emit('attempt', base());
   const control = new AttemptControl(pool, permitRole(permit), permit.deadlineMs, started, options.signal);
-  let attribution;
+  let attribution: Attribution;
   try {
     let raw = await sendRaw(pool, control, body, requestClass === 'never-after-dispatch');
     const context = { abortReason: control.abortReason, chainVerified: control.chainVerified, wallNowMs: () => clock.wallNow() };
@@ -203,7 +235,7 @@ async function sendRequest(group: Group, permit: HttpRequestPermit, chunk: reado
       const failure = attribution.outcomes[0] as ClassifiedFailure;
       events.emit('failure', { ...base(), cause: failure.cause, dispatch: failure.dispatch, status: failure.status, rpcCode: failure.rpcCode, latencyMs, detail: `batch-refused-${refusal}` });
     }
-    return [...chunk];
+    return { refused: true, chunk };
   }
   try {
     const verdict = endpointVerdict(attribution.whole, attribution.outcomes);
@@ -222,41 +254,5 @@ async function sendRequest(group: Group, permit: HttpRequestPermit, chunk: reado
   } finally {
     permit.release();
   }
-  const retry: BatchItem[] = [];
-  let delayMs = 0;
-  chunk.forEach((item, i) => {
-    const outcome = attribution.outcomes[i]!;
-    item.tries++;
-    if (outcome.ok) {
-      settle(group, item, { ok: true, result: outcome.result, endpointId });
-      return;
-    }
-    item.attempts.push({ endpointId, cause: outcome.cause, dispatch: outcome.dispatch, status: outcome.status, rpcCode: outcome.rpcCode, durationMs: latencyMs });
-    const failure: AttemptFailure = { ...outcome, endpointId, transportError: attribution.transportError };
-    if (outcome.cause === 'aborted') {
-      settle(group, item, failWhileWaiting(undefined, item, pool.closedError()));
-      return;
-    }
-    const retryClass = itemRetryClass(attribution.whole, item.retryClass, requestClass);
-    const decision = evaluate(pool, failure, retryClass, item.tries, group.deadlineMs);
-    const timeoutMs = group.deadlineMs - group.startedAt;
-    if (!decision.retry) {
-      // The send rule of the request holds for every item in it: the error says it may have been processed.
-      settle(group, item, finalError(decision.reason, failure, { ...item, retryClass }, endpointId, timeoutMs));
-      return;
-    }
-    if (!pool.budgetOf(group.kind).tryRetry(clock.now())) {
-      settle(group, item, finalError('budget-exhausted', failure, item, endpointId, timeoutMs));
-      return;
-    }
-    item.last = failure;
-    delayMs = Math.max(delayMs, decision.delayMs);
-    retry.push(item);
-  });
-  if (retry.length > 0) {
-    group.failed.add(endpointId);
-    // Failing over is immediate; an endpoint that failed these items is used again only after the backoff.
-    group.avoid = { endpoints: group.failed, untilMs: clock.now() + delayMs };
-  }
-  return retry;
+  return { refused: false, chunk, endpointId, latencyMs, attribution };
 }

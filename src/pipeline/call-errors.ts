@@ -2,7 +2,7 @@ import { TransportError, type AttemptRecord } from '../errors/transport-error.js
 import type { RequestKind } from '../retry/causes.js';
 import type { TransportErrorCode } from '../errors/codes.js';
 import type { ClassifiedFailure } from '../http/outcome.js';
-import type { SentTransactionId } from '../jsonrpc/transaction-id.js';
+import type { SentTransactionId } from '../jsonrpc/answer-ids.js';
 import type { RetryClass } from '../retry/causes.js';
 import type { RetryStopReason } from '../retry/evaluate.js';
 import { describeWaitingFor } from '../admission/waiting-for.js';

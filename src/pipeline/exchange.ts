@@ -10,7 +10,7 @@ import { classifyOutcome } from '../http/classify.js';
 import type { ExecuteRequest, ExecutorTarget, RawOutcome } from '../http/executor.js';
 import type { AbortReason, ClassifiedOutcome, ClassifyContext } from '../http/outcome.js';
 import type { IntegrityAsk } from '../integrity/types.js';
-import type { SentTransactionId } from '../jsonrpc/transaction-id.js';
+import type { SentTransactionId } from '../jsonrpc/answer-ids.js';
 import type { PipelineHost } from './host.js';
 
 /**

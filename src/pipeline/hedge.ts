@@ -11,6 +11,7 @@ import type { QueuedTimer, TimerQueue } from '../clock.js';
 import type { RequestKind } from '../retry/causes.js';
 import type { AttemptResult, CallContext, LostAttempt, RaceEntry, RoundResult } from './call-context.js';
 import type { AnswerWaiter, Hedging, KindHedging } from './hedge-state.js';
+import type { AttemptControl } from './exchange.js';
 import type { PipelineHost } from './host.js';
 import type { RecordedAttempt } from './record.js';
 import type { AttemptRunner, Stage } from './stage.js';
@@ -41,9 +42,14 @@ export function isHedgeable(hedging: Hedging, call: CallContext): boolean {
  * delay it starts the hedge when the first attempt is still out, the budget allows and
  * another endpoint can take it now. A hedge that answers first cancels the first attempt.
  */
-class HedgeWatch implements QueuedTimer, AnswerWaiter {
+class HedgeWatch implements QueuedTimer, AnswerWaiter, RaceEntry {
   dueMs = 0;
+  // The first attempt's place in the race: the watch is its entry (one object per call, not two).
+  control: AttemptControl | undefined = undefined;
+  lost = false;
   primaryDone = false;
+  /** Waiting for the first answer of its kind to set its delay by. */
+  waiting = false;
   hedge: Promise<AttemptResult | LostAttempt> | undefined;
   hedgeEntry: RaceEntry | undefined;
   hedgeEndpointId: string | undefined;
@@ -58,7 +64,6 @@ class HedgeWatch implements QueuedTimer, AnswerWaiter {
     readonly call: CallContext,
     readonly attempt: number,
     readonly signal: AbortSignal | undefined,
-    readonly primary: RaceEntry,
     readonly startedAt: number,
     firstLookMs: number,
   ) {
@@ -74,7 +79,10 @@ class HedgeWatch implements QueuedTimer, AnswerWaiter {
     const dueAt = this.startedAt + this.delayMs;
     if (now < dueAt) {
       // No answer seen yet: the delay is `maxDelayMs` only until the first one arrives.
-      if (typeof parts.hedging.settings.delayMs !== 'number' && kindHedging.quantile.estimateMs === undefined) kindHedging.waitForAnswer(this);
+      if (typeof parts.hedging.settings.delayMs !== 'number' && kindHedging.quantile.estimateMs === undefined) {
+        this.waiting = true;
+        kindHedging.waitForAnswer(this);
+      }
       if (dueAt < permit.deadlineMs) parts.timers.add(this, dueAt - now);
       return;
     }
@@ -92,8 +100,8 @@ class HedgeWatch implements QueuedTimer, AnswerWaiter {
     this.hedge = this.record(hedgePermit, this.call, this.attempt, this.signal, entry).then((outcome) => {
       // The hedge answered first: the first attempt is cancelled at once, no-fault.
       if (!this.primaryDone && decides(outcome)) {
-        this.primary.lost = true;
-        this.primary.control?.abortByCaller();
+        this.lost = true;
+        this.control?.abortByCaller();
       }
       return outcome;
     });
@@ -150,13 +158,12 @@ export function hedgeStage(host: PipelineHost, parts: HedgeParts, record: Record
     const now = host.clock.now();
     if (now + firstLookMs >= permit.deadlineMs) return next(permit, call, attempt, signal);
 
-    const primaryEntry: RaceEntry = { control: undefined, lost: false };
-    const watch = new HedgeWatch(host, parts, record, kindHedging, permit, call, attempt, signal, primaryEntry, now, firstLookMs);
+    const watch = new HedgeWatch(host, parts, record, kindHedging, permit, call, attempt, signal, now, firstLookMs);
     parts.timers.add(watch, firstLookMs);
-    const primary = await record(permit, call, attempt, signal, primaryEntry);
+    const primary = await record(permit, call, attempt, signal, watch);
     watch.primaryDone = true;
     parts.timers.remove(watch);
-    kindHedging.stopWaiting(watch);
+    if (watch.waiting) kindHedging.stopWaiting(watch);
     if ('lost' in primary) parts.observeLost(primary.role, primary.latencyMs);
     if (watch.hedge === undefined) return primary as AttemptResult;
     if (decides(primary)) {

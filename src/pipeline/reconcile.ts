@@ -1,7 +1,7 @@
 import { sleep, type Clock } from '../clock.js';
 import type { HttpTransportPoolOptions } from '../config/types.js';
 import { isTransportError } from '../errors/transport-error.js';
-import { evmTransactionHashFromSendParams, solanaSignatureFromSendParams } from '../jsonrpc/transaction-id.js';
+import type { SentTransactionId } from '../jsonrpc/answer-ids.js';
 
 /** How `reconcileSends` looks up an ambiguous send. */
 export interface ReconcileSettings {
@@ -33,11 +33,14 @@ export interface SendLookup {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
-/** The lookup for a send, or undefined for methods (or params) the pool cannot look up. */
-export function sendLookupOf(method: string, params: readonly unknown[]): SendLookup | undefined {
-  if (method === 'sendTransaction') {
-    const signature = solanaSignatureFromSendParams(params);
-    if (signature === undefined) return undefined;
+/**
+ * The lookup for a send, from the id the call computed from its bytes (`CallContext`), or
+ * undefined for methods (or params) the pool cannot look up.
+ */
+export function sendLookupOf(method: string, id: SentTransactionId | undefined): SendLookup | undefined {
+  if (id === undefined) return undefined;
+  if (method === 'sendTransaction' && id.field === 'signature') {
+    const signature = id.value;
     return {
       transactionId: signature,
       method: 'getSignatureStatuses',
@@ -46,9 +49,8 @@ export function sendLookupOf(method: string, params: readonly unknown[]): SendLo
       found: (result) => isObject(result) && Array.isArray(result['value']) && isObject(result['value'][0]),
     };
   }
-  if (method === 'eth_sendRawTransaction') {
-    const hash = evmTransactionHashFromSendParams(params);
-    if (hash === undefined) return undefined;
+  if (method === 'eth_sendRawTransaction' && id.field === 'transactionHash') {
+    const hash = id.value;
     return { transactionId: hash, method: 'eth_getTransactionByHash', params: [hash], found: (result) => isObject(result) };
   }
   return undefined;

@@ -1,19 +1,21 @@
 /**
- * The call's entry and its request loop: acquire → round (attempt, hedge) → decide, until a
- * result, a final failure, or the deadline. Every wait (admission, backoff, the attempt
- * itself) is bounded by the one deadline and cancelled by the caller's signal; a retry's
- * backoff is a condition of admission (failed endpoints are admissible only after it), so it
- * never delays failover to a healthy peer.
+ * The call's entry, and a single call as the request loop's work (`loop.ts`): one item, one
+ * round per permit (the record stage, wrapped by the hedge stage when hedging is on). What
+ * only a single call does stays here: exploring on the first attempt, avoiding pruned
+ * endpoints for a historical read, `log-range-limit` refusals, a hedged round's `alsoFailed`,
+ * reconciling an ambiguous send, and telling a coalesced request's joiners.
  */
-import { isTransportError, TransportError } from '../errors/transport-error.js';
+import { TransportError } from '../errors/transport-error.js';
+import type { HttpRequestPermit } from '../admission/permit.js';
 import { createRequestBody, type RequestBodyWriter } from '../jsonrpc/envelope.js';
-import { sentTransactionIdOf } from '../jsonrpc/transaction-id.js';
+import { needsSendId } from './send-id-rules.js';
+import { sendIdReader } from './send-ids.js';
 import type { RequestOptions } from '../api/request-options.js';
-import { failWhileWaiting, finalError } from './call-errors.js';
-import type { AcquireOptions, PipelineHost, RetryAvoidance } from './host.js';
-import type { AttemptFailure, CallContext } from './call-context.js';
+import { failWhileWaiting, finalError, type FailedCall } from './call-errors.js';
+import type { CallBudget, PipelineHost, RetryAvoidance } from './host.js';
+import type { AttemptFailure, CallContext, RoundResult } from './call-context.js';
 import type { CallObservation } from './call-observer.js';
-import { evaluateTransportRetry } from '../retry/evaluate.js';
+import { avoidFailed, decideFailure, runLoop, type LoopWork } from './loop.js';
 import { lookUpSend, sendLookupOf, type ReconcileSettings } from './reconcile.js';
 import type { AttemptRunner, CallHandler, RequestHandler } from './stage.js';
 
@@ -30,7 +32,13 @@ export function callEntry(host: PipelineHost, next: CallHandler): RequestHandler
     } catch (error) {
       return Promise.reject(error);
     }
-    return next(call, options);
+    if (!needsSendId(call.method, call.retryClass)) return next(call, options);
+    // A send's id is computed once from its bytes, before anything is sent: its answer must be
+    // that id, its errors carry it (in the browser, the hashing loads on the first send: send-ids.browser.ts).
+    const sent = call;
+    const reader = sendIdReader();
+    if (typeof reader === 'function') return next({ ...sent, sentTransactionId: reader(sent.method, sent.params) }, options);
+    return reader.then((read) => next({ ...sent, sentTransactionId: read(sent.method, sent.params) }, options));
   };
 }
 
@@ -44,12 +52,10 @@ function callOf(host: PipelineHost, method: string, params: readonly unknown[], 
     throw new TransportError('INVALID_INPUT', 'params must be JSON-serializable (bigint allowed)', { context: { field: 'params' }, cause: error });
   }
   const { kind, retryClass } = host.classify(method, options);
-  // A send's id is computed once from its bytes: its answer must be that id, and its errors carry it.
-  const sentTransactionId = retryClass === 'never-after-dispatch' ? sentTransactionIdOf(method, params) : undefined;
   const historical = host.answers.historicalOf(method, params);
   const pinned = options.endpoint !== undefined;
   const integrity = host.integrityOf(method, params);
-  return { method, params, kind, pinned, retryClass, attempts: [], redact: host.redact, body, sentTransactionId, integrity, historical, observation, onSettled: undefined };
+  return { method, params, kind, pinned, retryClass, attempts: [], redact: host.redact, body, sentTransactionId: undefined, integrity, historical, observation, onSettled: undefined };
 }
 
 /** What the loop is given besides the host. */
@@ -64,120 +70,109 @@ export interface LoopParts {
 
 /** The request loop: runs one call on its own request (its rounds and retries). */
 export function requestLoop(host: PipelineHost, parts: LoopParts): CallHandler {
-  return (call, options) => runCall(host, parts, call, options);
+  return (call, options) => runLoop(host, new CallWork(host, parts, call, options));
 }
 
-async function runCall(pool: PipelineHost, parts: LoopParts, call: CallContext, options: RequestOptions): Promise<unknown> {
-  const { kind, retryClass } = call;
-  const { clock } = pool;
-  const { signal } = options;
-  const startedAt = call.startedAtMs ?? clock.now();
-  // A caller that aborts in the same tick it made the call must see nothing sent.
-  if (signal) await Promise.resolve();
-  let failed: Set<string> | undefined;
-  // A historical read never goes to an endpoint known to be pruned (unless none other is left).
-  const { historical } = call;
-  const pruned = historical === undefined || call.pinned ? undefined : pool.answers.historicalAvoid(kind, historical);
-  let avoid: RetryAvoidance | undefined = pruned === undefined ? undefined : { endpoints: pruned, untilMs: Number.POSITIVE_INFINITY };
-  let onlyRangeRefusals = true;
-  const explore = parts.explores(call);
-  const budget = pool.budgetOf(kind);
-  budget.deposit();
-  let last: AttemptFailure | undefined;
-  let deadlineMs = Number.POSITIVE_INFINITY;
-  try {
-    for (let attempt = 1; ; attempt++) {
-      const acquireOptions: AcquireOptions = {
-        signal,
-        endpoint: options.endpoint,
-        timeoutMs: attempt > 1 ? deadlineMs - clock.now() : options.timeoutMs,
-      };
-      // Synchronous when a role admits at once: no promise hops on the common path.
-      let permit = pool.tryAcquire(kind, acquireOptions, avoid, explore && attempt === 1);
-      if (permit === undefined) {
-        try {
-          permit = await pool.acquire(kind, acquireOptions, avoid, explore && attempt === 1);
-        } catch (error) {
-          throw admissionError(pool, call, error, last, deadlineMs, startedAt, attempt);
-        }
-      }
-      if (attempt === 1) deadlineMs = permit.deadlineMs;
-      if (signal?.aborted || pool.closedError()) {
-        // Aborted between admission and the attempt: nothing was sent.
-        permit.release();
-        throw failWhileWaiting(undefined, call, pool.closedError());
-      }
-      const failure = await parts.round(permit, call, attempt, signal);
-      if (failure.ok) {
-        // A coalesced request's joiners copy the result before its first caller can touch it.
-        call.onSettled?.succeeded(failure.result);
-        return failure.result;
-      }
-      if (failure.cause === 'aborted') throw failWhileWaiting(undefined, call, pool.closedError());
-      const decision = evaluate(pool, failure, retryClass, attempt, deadlineMs);
-      if (!decision.retry) {
-        const reconciled = decision.reason === 'ambiguous-dispatch' ? await reconcile(pool, parts, call, failure.endpointId, deadlineMs, signal) : undefined;
-        if (reconciled?.found) return reconciled.transactionId;
-        throw finalError(decision.reason, failure, call, failure.endpointId, deadlineMs - startedAt, reconciled?.lookups);
-      }
-      // Retries share the hedges' budget: an outage must not multiply the load on the endpoints left.
-      if (!budget.tryRetry(clock.now())) throw finalError('budget-exhausted', failure, call, failure.endpointId, deadlineMs - startedAt);
-      last = failure;
-      failed ??= new Set(pruned);
-      failed.add(failure.endpointId);
-      if (failure.alsoFailed !== undefined) failed.add(failure.alsoFailed);
-      // A node that just said it is pruned joins them: the retry goes elsewhere at once.
-      if (historical !== undefined) for (const endpointId of pool.answers.historicalAvoid(kind, historical) ?? []) failed.add(endpointId);
-      // A provider's eth_getLogs range limit does not change by asking again: while every endpoint
-      // that failed this call refused that way, none is asked again (another may serve the range;
-      // with none left the call fails now, and evm.getLogs splits the range). The end is finite
-      // and past any deadline, so admission says at once that only they are left.
-      onlyRangeRefusals &&= failure.detail === 'log-range-limit';
-      // Failing over to another endpoint is immediate; an endpoint that already failed this
-      // call is used again only after the backoff, and only when no other can admit.
-      avoid = { endpoints: failed, untilMs: onlyRangeRefusals ? Number.MAX_VALUE : clock.now() + decision.delayMs };
+/** One call as the loop's work: one item, one round per permit. */
+class CallWork implements LoopWork<RoundResult> {
+  readonly kind: CallContext['kind'];
+  readonly startedAt: number;
+  readonly concurrent = false;
+  deadlineMs = Number.POSITIVE_INFINITY;
+  avoid: RetryAvoidance | undefined = undefined;
+  failed: Set<string> | undefined = undefined;
+  result: unknown = undefined;
+  private done = false;
+  private explore = false;
+  private onlyRangeRefusals = true;
+  private pruned: ReadonlySet<string> | undefined = undefined;
+  private last: AttemptFailure | undefined = undefined;
+  private budget: CallBudget | undefined = undefined;
+
+  constructor(
+    private readonly pool: PipelineHost,
+    private readonly parts: LoopParts,
+    private readonly call: CallContext,
+    readonly options: RequestOptions,
+  ) {
+    this.kind = call.kind;
+    this.startedAt = call.startedAtMs ?? pool.clock.now();
+  }
+
+  begin(): void {
+    const { pool, call } = this;
+    // A historical read never goes to an endpoint known to be pruned (unless none other is left).
+    const { historical } = call;
+    const pruned = historical === undefined || call.pinned ? undefined : pool.answers.historicalAvoid(call.kind, historical);
+    this.pruned = pruned;
+    if (pruned !== undefined) this.avoid = { endpoints: pruned, untilMs: Number.POSITIVE_INFINITY };
+    this.explore = this.parts.explores(call);
+    this.budget = pool.budgetOf(call.kind);
+    this.budget.deposit();
+  }
+
+  pending(): boolean {
+    return !this.done;
+  }
+
+  explores(attempt: number): boolean {
+    return this.explore && attempt === 1;
+  }
+
+  send(permit: HttpRequestPermit, attempt: number): Promise<RoundResult> {
+    return this.parts.round(permit, this.call, attempt, this.options.signal);
+  }
+
+  decide(failure: RoundResult, attempt: number): Promise<void> | undefined {
+    const { pool, call } = this;
+    if (failure.ok) {
+      // A coalesced request's joiners copy the result before its first caller can touch it.
+      call.onSettled?.succeeded(failure.result);
+      this.result = failure.result;
+      this.done = true;
+      return undefined;
     }
-  } finally {
+    if (failure.cause === 'aborted') throw failWhileWaiting(undefined, call, pool.closedError());
+    const decided = decideFailure(pool, this.budget!, failure, call.retryClass, attempt, this.deadlineMs);
+    if (typeof decided !== 'number') {
+      if (decided === 'ambiguous-dispatch' && this.parts.reconcile !== undefined) return this.reconciled(failure);
+      throw finalError(decided, failure, call, failure.endpointId, this.deadlineMs - this.startedAt);
+    }
+    this.last = failure;
+    this.failed ??= new Set(this.pruned);
+    this.failed.add(failure.endpointId);
+    if (failure.alsoFailed !== undefined) this.failed.add(failure.alsoFailed);
+    // A node that just said it is pruned joins them: the retry goes elsewhere at once.
+    const { historical } = call;
+    if (historical !== undefined) for (const endpointId of pool.answers.historicalAvoid(call.kind, historical) ?? []) this.failed.add(endpointId);
+    // A provider's eth_getLogs range limit does not change by asking again: while every endpoint
+    // that failed this call refused that way, none is asked again (another may serve the range;
+    // with none left the call fails now, and evm.getLogs splits the range). The end is finite
+    // and past any deadline, so admission says at once that only they are left.
+    this.onlyRangeRefusals &&= failure.detail === 'log-range-limit';
+    // Failing over to another endpoint is immediate; an endpoint that already failed this
+    // call is used again only after the backoff, and only when no other can admit.
+    avoidFailed(this, failure.endpointId, this.onlyRangeRefusals ? Number.MAX_VALUE : pool.clock.now() + decided);
+    return undefined;
+  }
+
+  /** An ambiguous send, looked up: its id when found, its final error otherwise. */
+  private async reconciled(failure: AttemptFailure): Promise<void> {
+    const { call } = this;
+    const reconciled = await reconcile(this.pool, this.parts, call, failure.endpointId, this.deadlineMs, this.options.signal);
+    if (!reconciled?.found) throw finalError('ambiguous-dispatch', failure, call, failure.endpointId, this.deadlineMs - this.startedAt, reconciled?.lookups);
+    this.result = reconciled.transactionId;
+    this.done = true;
+  }
+
+  failWaiting(errorOf: (item: FailedCall, last: AttemptFailure | undefined) => TransportError): never {
+    throw errorOf(this.call, this.last);
+  }
+
+  end(): void {
     // A coalesced request frees its key the moment it settles (no promise reaction on the hot path).
-    call.onSettled?.settled();
+    this.call.onSettled?.settled();
   }
-}
-
-/** The retry decision for a failed attempt (shared by single calls and batch items). */
-export function evaluate(pool: PipelineHost, failure: AttemptFailure, retryClass: CallContext['retryClass'], attempt: number, deadlineMs: number) {
-  return evaluateTransportRetry({
-    cause: failure.cause,
-    dispatch: failure.dispatch,
-    retryClass,
-    attempt,
-    settings: pool.retry,
-    providerDelayMs: failure.providerDelayMs,
-    // Only "time is up" counts here: a retry on another endpoint starts at once, so only
-    // admission knows whether one can start before the deadline (it says so early when not).
-    remainingMs: pool.clock.now() < deadlineMs ? Number.POSITIVE_INFINITY : 0,
-    random: pool.random,
-  });
-}
-
-/**
- * Why admission of a call's next attempt failed: when no endpoint can take a retry before the
- * deadline (a backoff or cooldown ends after it), the call failed for its last attempt's
- * reason, and says so now; otherwise the wait's own error (shared by single calls and batch items).
- */
-export function admissionError(
-  pool: PipelineHost,
-  call: Parameters<typeof failWhileWaiting>[1],
-  error: unknown,
-  last: AttemptFailure | undefined,
-  deadlineMs: number,
-  startedAt: number,
-  attempt: number,
-): TransportError {
-  const closed = pool.closedError();
-  if (last !== undefined && pool.clock.now() < deadlineMs && isTransportError(error) && !closed && (error.code === 'RATE_LIMITED' || error.code === 'DEADLINE_EXCEEDED')) {
-    return finalError('no-time-to-retry', last, call, last.endpointId, deadlineMs - startedAt, undefined, error);
-  }
-  return failWhileWaiting(error, call, closed, attempt > 1 ? deadlineMs - startedAt : undefined);
 }
 
 /**
@@ -194,7 +189,7 @@ async function reconcile(
   callerSignal: AbortSignal | undefined,
 ): Promise<{ readonly found: boolean; readonly lookups: number; readonly transactionId: string } | undefined> {
   const settings = parts.reconcile;
-  const lookup = settings && sendLookupOf(call.method, call.params);
+  const lookup = settings && sendLookupOf(call.method, call.sentTransactionId);
   if (!settings || !lookup) return undefined;
   const stop = new AbortController();
   const stopNow = () => stop.abort();

@@ -8,7 +8,8 @@
  *   coalesce     identical reads in flight share one request — before micro-batching, so a
  *                batch never carries the same read twice (`coalesce: false` removes it);
  *   micro-batch  reads made within `waitMs` go as one JSON-RPC batch (only with `batch`);
- *   loop         admission, the retry decision, the deadline, reconciliation of sends;
+ *   loop         admission, the retry decision, the deadline, reconciliation of sends —
+ *                one loop (`pipeline/loop.ts`) for single calls and `pool.batch` chunks;
  *   hedge        a late read gets a second attempt elsewhere — inside the loop, so a hedge
  *                and a retry share one budget and one deadline (`hedge: false` removes it);
  *   record       what an attempt reports: permit outcomes (fanned out to the parts'
@@ -33,7 +34,7 @@ import { integrityAskOf, integrityFactsOf } from '../integrity/integrity-ask.js'
 import { classifyMethod, METHOD_TABLE } from '../jsonrpc/method-table.js';
 import { ChainGuard, chainChecksOf, describeExpectedChain } from '../parts/chain-guard.js';
 import { EndpointHealth } from '../parts/endpoint-health.js';
-import { FleetWiring } from '../parts/fleet-wiring.js';
+import type { FleetWiring } from '../parts/fleet-wiring.js';
 import { createPermitHost, roleStateReporter, type OutcomeReporter } from '../parts/permit-host.js';
 import { PoolHealth } from '../parts/pool-health.js';
 import { createOriginRequests, type OriginRequests } from '../parts/origin-requests.js';
@@ -90,7 +91,8 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
   const rolesPerKind = new Map<RequestKind, number>();
   for (const role of roles) rolesPerKind.set(role.settings.kind, (rolesPerKind.get(role.settings.kind) ?? 0) + 1);
   const hedging = options.hedge === false ? undefined : new Hedging(options.hedge ?? {}, rolesPerKind, now);
-  const fleet = options.fleet === undefined ? undefined : new FleetWiring(options.fleet, clock);
+  // The fleet brings its wiring (PoolFleet.wire): a pool without one imports no fleet code.
+  const fleet = options.fleet === undefined ? undefined : (options.fleet.wire(clock) as FleetWiring);
   const health = new PoolHealth(options, endpoints, roles, events, clock, fleet?.healthHooks);
   const maxOperatorShare = options.concentration?.maxOperatorShare ?? DEFAULT_MAX_OPERATOR_SHARE;
   const groups = buildKindGroups(roles, random, maxOperatorShare, events, clock, options.timeoutMs);

@@ -76,7 +76,7 @@ export {
   solanaSignatureFromSendParams,
   solanaSignatureFromWire,
   type SolanaWireEncoding,
-} from '../jsonrpc/transaction-id.js';
+} from '../jsonrpc/solana-wire.js';
 export type { RequestOptions, RpcRequester } from '../api/request-options.js';
 export {
   onSlot,

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { SOLANA_SIGNATURE_BYTES } from '../jsonrpc/transaction-id.js';
+import { SOLANA_SIGNATURE_BYTES } from '../jsonrpc/solana-wire-layout.js';
 import { isBase58OfLength, SOLANA_ADDRESS_BYTES } from './address.js';
 
 /** Largest u64. */

@@ -1,12 +1,12 @@
 import { TransportError } from '../errors/transport-error.js';
-import { decodeSolanaWire, solanaSignatureFromWireBytes, type SolanaWireEncoding } from '../jsonrpc/transaction-id.js';
+import { decodeSolanaWire, solanaSignatureFromWireBytes, type SolanaWireEncoding } from '../jsonrpc/solana-wire.js';
 import type { RequestOptions } from '../api/request-options.js';
 import { SOLANA_MAX_ACCOUNT_DATA_BYTES } from './account-data.js';
 import { checkBoolean, checkCommitment, checkSafeUint, compactConfig, invalidInput, type SolanaCommitment } from './inputs.js';
 import { paramsWith, readConfig, type SolanaMethodContext, type SolanaReadParameters } from './method-context.js';
 import { parseResult, signatureSchema } from './schemas.js';
 import { isBase58OfLength } from './address.js';
-import { SOLANA_SIGNATURE_BYTES } from '../jsonrpc/transaction-id.js';
+import { SOLANA_SIGNATURE_BYTES } from '../jsonrpc/solana-wire-layout.js';
 import {
   signatureStatusesSchema,
   simulationSchema,

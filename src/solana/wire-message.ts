@@ -1,5 +1,5 @@
 import { base58 } from '@scure/base';
-import { decodeCompactU16, SOLANA_SIGNATURE_BYTES } from '../jsonrpc/transaction-id.js';
+import { decodeCompactU16, SOLANA_SIGNATURE_BYTES } from '../jsonrpc/solana-wire-layout.js';
 import { SOLANA_ADDRESS_BYTES } from './address.js';
 
 /** Bit that marks a versioned message (v0 and later); legacy messages start with the header. */

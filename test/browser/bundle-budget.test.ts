@@ -17,18 +17,22 @@ import { packAndInstall, type PackedPackage } from '../helpers/packed-package.js
  * minified and gzipped (level 9). The whole page is one file without splitting (everything it
  * can run); the initial load is the same page with `splitting: true`, as Vite, Rollup and
  * webpack bundle it, without the chunks behind a dynamic `import()` (the subscription manager,
- * fetched on the first `subscribe()`). Issue 26 asks for 50 KiB; the pool alone is ~71 KiB of
- * the initial load today, so these budgets hold what was reached and catch growth. History:
+ * fetched on the first `subscribe()`, and the send-id code, fetched on the first send). Issue 26
+ * asks for 50 KiB; zod/mini (≈ 12 KiB of it) and the pool's parts stand between the pages and
+ * it, so these budgets hold what was reached and catch growth. History:
  * 125 KiB (113.4 measured); 155 KiB when the pool gained endpoint health, subscriptions,
  * batching and coalescing (144.8, of which tldts' public-suffix list ≈ 29 % and zod ≈ 23 %);
  * 80 KiB (initial load) when the browser build dropped the public-suffix list, the schemas
  * moved to zod/mini and the subscription manager became on-demand; 82 KiB whole and 76 KiB
  * initial when `getBalance` could be imported without the client (measured: Solana 80.0 / 73.8,
- * EVM 79.0 / 72.7; through the full clients 86.4 / 80.2 and 84.8 / 78.6). Exceeding a budget
- * fails this test.
+ * EVM 79.0 / 72.7; through the full clients 86.4 / 80.2 and 84.8 / 78.6); 76 KiB whole and
+ * 67 KiB initial when the fleet brought its own wiring, a send's id was computed by code loaded
+ * on the first send and the browser build kept one file per module; 78 KiB whole and 69 KiB
+ * initial with base58/base64 from @scure/base again (a dependency on purpose, not hand-written;
+ * ≈ 1.7 KiB). Exceeding a budget fails this test.
  */
-const WHOLE_BUDGET_BYTES = 82 * 1024;
-const GZIP_BUDGET_BYTES = 76 * 1024;
+const WHOLE_BUDGET_BYTES = 78 * 1024;
+const GZIP_BUDGET_BYTES = 69 * 1024;
 
 const HOOK_TIMEOUT_MS = 240_000;
 
@@ -57,6 +61,9 @@ describe('the browser build of the installed package, bundled as a page', () => 
       // No public-suffix list, no classic zod (zod/mini only, English messages only), no subscription manager up front.
       expect(measure.inputs.filter((input) => /\/tldts|\/zod\/v4\/classic\/|\/zod\/.*\/locales\/(?!en\.js)/.test(input)), measure.name).toEqual([]);
       expect(measure.inputs.filter((input) => /subscriptions\/manager|subscriptions\/connection/.test(input)), measure.name).toEqual([]);
+      // No hashing library: no fleet wiring (the fleet brings it; its keys are SHA-256), no send-id
+      // code (keccak-256, the wire decoders: the transaction-id chunk loads on the first send).
+      expect(measure.inputs.filter((input) => /@noble\/hashes|\/transaction-id-/.test(input)), measure.name).toEqual([]);
       // The manager exists, on demand (a budget met by dropping subscriptions proves nothing).
       expect(measure.lazyGzippedBytes, measure.name).toBeGreaterThan(3_000);
       // The entry really holds the pool (a budget met by an empty bundle proves nothing).

@@ -24,6 +24,7 @@ describe('TransportError', () => {
         "SUBSCRIPTION_CLOSED",
         "SUBSCRIPTION_OVERFLOW",
         "LOG_RANGE_LIMIT",
+        "LOAD_FAILED",
       ]
     `);
   });
