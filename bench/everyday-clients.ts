@@ -21,6 +21,7 @@ export const FOUR_ALL_OFF = '4 endpoints, every optional stage off';
 export const STAGES_OFF: readonly (readonly [stage: string, off: Partial<HttpTransportPoolOptions>])[] = [
   ['hedge', { hedge: false }],
   ['coalesce', { coalesce: false }],
+  ['cache', { cache: false }],
   ['balance', { balance: false }],
   ['health', { health: false }],
   ['reputation', { reputation: false }],

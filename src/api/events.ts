@@ -167,6 +167,16 @@ export type FleetEvent = EventBase &
       }
   );
 
+/** The read cache dropped the unfinalized entries a reorg may have undone (README "Read cache"). */
+export interface CacheEvent extends EventBase {
+  readonly type: 'reorg-eviction';
+  /** The block at which another hash was seen. */
+  readonly forkAt: number;
+  /** Entries depending on this block or a later one were dropped (at most the lowest finalized head reported + 1). */
+  readonly fromBlock: number;
+  readonly dropped: number;
+}
+
 export interface PoolEventMap {
   attempt: AttemptEvent;
   success: SuccessEvent;
@@ -183,6 +193,7 @@ export interface PoolEventMap {
   probe: ProbeEvent;
   subscription: SubscriptionEvent;
   fleet: FleetEvent;
+  cache: CacheEvent;
 }
 
 export type PoolEventName = keyof PoolEventMap;

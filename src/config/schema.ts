@@ -150,6 +150,21 @@ export const poolConfigSchema = z.strictObject({
       error: 'must be a boolean or { reorgWindowBlocks? }',
     }),
   ),
+  cache: z.optional(
+    z.union(
+      [
+        z.literal(false),
+        z.strictObject({
+          maxBytes: z.optional(positiveInt()),
+          maxEntries: z.optional(positiveInt()),
+          maxEntryBytes: z.optional(positiveInt()),
+          ttl: z.optional(z.strictObject({ unfinalized: z.optional(nonNegative()), realtime: z.optional(nonNegative()) })),
+          verify: z.optional(z.enum(['none', 'two-operators'], { error: "must be 'none' or 'two-operators'" })),
+        }),
+      ],
+      { error: 'must be false or { maxBytes?, maxEntries?, maxEntryBytes?, ttl?, verify? }' },
+    ),
+  ),
   batch: z.optional(
     z.union([z.literal(false), z.strictObject({ waitMs: z.optional(nonNegative()), maxSize: z.optional(positiveInt()) })], {
       error: 'must be false or { waitMs?, maxSize? }',

@@ -1,4 +1,5 @@
 import type { Clock, Random } from '../clock.js';
+import type { CacheSettings } from '../cache/cache-settings.js';
 import type { BalanceSettings } from '../balance/balance-settings.js';
 import type { HedgeSettings } from '../balance/hedge-policy.js';
 import type { HealthSettings } from '../health/config.js';
@@ -167,6 +168,14 @@ export interface HttpTransportPoolOptions {
    * @default true (reorgWindowBlocks: 64)
    */
   readonly integrity?: boolean | IntegritySettings;
+  /**
+   * The read cache (README "Read cache"): answers that cannot change — by hash, the chain id,
+   * blocks, receipts and logs at or below the answering endpoint's finalized head, Solana
+   * `getBlock`/`getTransaction` at `finalized` — are served from memory, bounded by
+   * `maxBytes` (LRU). Unfinalized and realtime answers only with their TTL set. `false`
+   * removes the stage. @default { maxBytes: 33554432, maxEntries: 100000, maxEntryBytes: 1048576, ttl: { unfinalized: 0, realtime: 0 }, verify: 'none' }
+   */
+  readonly cache?: CacheSettings | false;
   /**
    * Micro-batching: idempotent reads made within `waitMs` (`0`: the same tick) go as one
    * JSON-RPC batch of at most `maxSize` calls. Pinned calls and sends go alone. `false` or

@@ -38,6 +38,8 @@ export const LABEL_VALUES = {
   health: (): readonly string[] => ['fresh', 'lagging', 'out-of-rotation', 'unknown'],
   lag_state: (): readonly string[] => ['lagging', 'fresh'],
   probe_outcome: (): readonly string[] => ['ok', 'failed', 'skipped'],
+  cache_outcome: (): readonly string[] => ['hit', 'miss', 'eviction', 'reorg-eviction', 'verify-mismatch'],
+  cache_class: (): readonly string[] => ['finalized', 'unfinalized', 'realtime'],
 } as const;
 
 export type LabelName = keyof typeof LABEL_VALUES;
@@ -134,6 +136,31 @@ const seconds = (ms: number) => ms / 1000;
 
 /** Gauges from `pool.snapshot()`. */
 export const SNAPSHOT_GAUGES: readonly SnapshotGauge[] = [
+  {
+    name: 'read_cache_reads',
+    help: 'Read cache lookups and drops since the pool started, by outcome (no series with cache: false).',
+    labels: ['cache_outcome'],
+    collect: ({ cache }, set) => {
+      if (cache === undefined) return;
+      set(cache.hits, 'hit');
+      set(cache.misses, 'miss');
+      set(cache.evictions, 'eviction');
+      set(cache.reorgEvictions, 'reorg-eviction');
+      set(cache.verifyMismatches, 'verify-mismatch');
+    },
+  },
+  {
+    name: 'read_cache_stored',
+    help: 'Answers the read cache kept since the pool started, by class.',
+    labels: ['cache_class'],
+    collect: ({ cache }, set) => cache && Object.entries(cache.stored).forEach(([readClass, count]) => set(count, readClass)),
+  },
+  {
+    name: 'read_cache_bytes',
+    help: "Bytes the read cache holds (the kept answers' JSON text plus keys).",
+    labels: [],
+    collect: ({ cache }, set) => cache && set(cache.bytes),
+  },
   {
     name: 'endpoint_score',
     help: 'Reputation score per endpoint (0-100; eligible at 30 by default).',

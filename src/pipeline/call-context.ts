@@ -26,6 +26,8 @@ export interface CallContext extends FailedCall, Exchanged {
   onSettled?: { succeeded(result: unknown): void; settled(): void } | undefined;
   /** When the caller made the call, if before its request loop started (a coalesced joiner going on alone): its errors count from then. */
   startedAtMs?: number | undefined;
+  /** The endpoint whose answer the call's own request loop returned (the read cache judges finality by it). */
+  answeredBy?: string | undefined;
 }
 
 /** A failed attempt, with its endpoint and a secret-free stand-in for the transport error (its code only). */

@@ -55,7 +55,7 @@ function callOf(host: PipelineHost, method: string, params: readonly unknown[], 
   const historical = host.answers.historicalOf(method, params);
   const pinned = options.endpoint !== undefined;
   const integrity = host.integrityOf(method, params);
-  return { method, params, kind, pinned, retryClass, attempts: [], redact: host.redact, body, sentTransactionId: undefined, integrity, historical, observation, onSettled: undefined };
+  return { method, params, kind, pinned, retryClass, attempts: [], redact: host.redact, body, sentTransactionId: undefined, integrity, historical, observation, onSettled: undefined, answeredBy: undefined };
 }
 
 /** What the loop is given besides the host. */
@@ -128,6 +128,7 @@ class CallWork implements LoopWork<RoundResult> {
     if (failure.ok) {
       // A coalesced request's joiners copy the result before its first caller can touch it.
       call.onSettled?.succeeded(failure.result);
+      call.answeredBy = failure.endpointId;
       this.result = failure.result;
       this.done = true;
       return undefined;

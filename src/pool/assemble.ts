@@ -5,6 +5,9 @@
  *   observe      exporters see every call as the caller made it, invalid ones too, in the
  *                caller's async context (present only while an exporter is attached);
  *   entry        validates and classifies (`INVALID_INPUT` before anything is sent);
+ *   cache        a kept answer returns here, before coalescing and admission (a hit costs no
+ *                permit, no token, no shared-flight entry); a miss goes on and is coalesced
+ *                with its twins, so one answer is kept per request (`cache: false` removes it);
  *   coalesce     identical reads in flight share one request — before micro-batching, so a
  *                batch never carries the same read twice (`coalesce: false` removes it);
  *   micro-batch  reads made within `waitMs` go as one JSON-RPC batch (only with `batch`);
@@ -35,6 +38,8 @@ import { classifyMethod, METHOD_TABLE } from '../jsonrpc/method-table.js';
 import { ChainGuard, chainChecksOf, describeExpectedChain } from '../parts/chain-guard.js';
 import { EndpointHealth } from '../parts/endpoint-health.js';
 import type { FleetWiring } from '../parts/fleet-wiring.js';
+import { ReadCache } from '../parts/read-cache.js';
+import { resolveCacheSettings } from '../cache/cache-settings.js';
 import { createPermitHost, roleStateReporter, type OutcomeReporter } from '../parts/permit-host.js';
 import { PoolHealth } from '../parts/pool-health.js';
 import { createOriginRequests, type OriginRequests } from '../parts/origin-requests.js';
@@ -68,6 +73,8 @@ export interface PoolParts {
   readonly subscriptions: PoolSubscriptions;
   /** Calls answered by a named operator, and the head two operators vouch for (proofs of expiry and depth). */
   readonly origins: OriginRequests;
+  /** The read cache's state; undefined with `cache: false`. */
+  readonly cache: ReadCache | undefined;
   /** What close() also stops: the logger, status servers. */
   readonly onClose: Set<() => void | Promise<void>>;
   classify(method: string, options: { readonly kind?: RequestKind | undefined; readonly retryClass?: MethodClassification['retryClass'] | undefined }): MethodClassification;
@@ -242,8 +249,22 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
     new Map(endpoints.map((endpoint) => [endpoint.id, options.endpoints[endpoint.index]?.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE])),
     DEFAULT_MAX_BATCH_SIZE,
   );
+  const cacheSettings = resolveCacheSettings(options.cache);
+  const cache =
+    cacheSettings === undefined
+      ? undefined
+      : new ReadCache(cacheSettings, { probeFinality: options.chain === 'evm', chainVerified: options.expectedChain?.chainId !== undefined }, clock, events, {
+          // Pinned requests bypass the cache stage: these never answer from it, nor recurse.
+          askBlock: (endpointId, ref) => path.request('eth_getBlockByNumber', [ref, false], { endpoint: endpointId }),
+          askOtherOperator: (endpointId, method, params) => {
+            const operator = endpoints.find((e) => e.id === endpointId)?.operator;
+            const other = endpoints.find((e) => e.operator !== operator);
+            return other === undefined ? undefined : path.request(method, params, { endpoint: other.id });
+          },
+        });
   const path = assembleRequestPath(host, {
     coalesce: options.coalesce ?? true,
+    cache,
     timeoutMsOf: (call, callOptions) => callTimeoutMsOf(groups.get(call.kind), callOptions),
     microBatch: options.batch === undefined || options.batch === false ? undefined : options.batch,
     batch: (calls, batchOptions) => runBatch(host, sizes, calls, batchOptions),
@@ -270,5 +291,5 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
     request: (method, params, requestOptions) => path.request(method, params, requestOptions),
   });
   if (options.logger) onClose.add(attachLogger(options.logger, events, (observer) => path.observe(observer)));
-  return { clock, events, endpoints, roles, admission, host, path, health, endpointHealth, chainGuard, hedging, fleet, subscriptions, origins, onClose, classify };
+  return { clock, events, endpoints, roles, admission, host, path, health, endpointHealth, chainGuard, hedging, fleet, subscriptions, origins, cache, onClose, classify };
 }

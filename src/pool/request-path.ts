@@ -1,6 +1,6 @@
 /**
  * The request path, composed once from its stages in the order `pool/assemble.ts` states:
- * observe → entry → coalesce → micro-batch → loop → hedge → record → exchange. A stage that
+ * observe → entry → cache → coalesce → micro-batch → loop → hedge → record → exchange. A stage that
  * is off is not in the chain. Exporters attach at run time, so the path's outer end is
  * recomposed when one attaches or detaches: a call never checks for observers.
  */
@@ -8,7 +8,9 @@ import type { BatchCall, BatchItemResult, BatchOptions, MicroBatchSettings } fro
 import type { TransportError } from '../errors/transport-error.js';
 import type { CallContext } from '../pipeline/call-context.js';
 import { CallObservers, type CallLabeler, type CallObserver } from '../pipeline/call-observer.js';
+import { cacheStage } from '../pipeline/cache.js';
 import { coalesceStage, type CoalesceParts } from '../pipeline/coalesce.js';
+import type { ReadCache } from '../parts/read-cache.js';
 import { hedgeStage, isHedgeable, type HedgeParts } from '../pipeline/hedge.js';
 import type { PipelineHost } from '../pipeline/host.js';
 import { microBatchStage } from '../pipeline/micro-batch.js';
@@ -21,6 +23,8 @@ import { compose, type AttemptRunner, type CallHandler, type RequestHandler } fr
 /** What the path is built from: the pool options that decide which stages are in it. */
 export interface RequestPathSettings {
   readonly coalesce: boolean;
+  /** The read cache; undefined with `cache: false`. */
+  readonly cache: ReadCache | undefined;
   /** A call's time budget when it does not set `timeoutMs` (a coalesced joiner keeps its own deadline). */
   readonly timeoutMsOf: CoalesceParts['timeoutMsOf'];
   readonly microBatch: MicroBatchSettings | undefined;
@@ -73,7 +77,7 @@ export function assembleRequestPath(host: PipelineHost, settings: RequestPathSet
     // An ambiguous send's lookups take the whole path (shared, hedged), unobserved.
     reconcile: settings.reconcile === undefined ? undefined : { settings: settings.reconcile, read: (method, params, options) => plain(method, params, options) },
   });
-  const calls: CallHandler = compose([settings.coalesce ? coalesceStage({ clock: host.clock, timeoutMsOf: settings.timeoutMsOf, closedError: host.closedError }) : undefined, microBatch?.stage], loop);
+  const calls: CallHandler = compose([settings.cache === undefined ? undefined : cacheStage(settings.cache), settings.coalesce ? coalesceStage({ clock: host.clock, timeoutMsOf: settings.timeoutMsOf, closedError: host.closedError }) : undefined, microBatch?.stage], loop);
   const plain: RequestHandler = callEntry(host, calls);
   const observers = new CallObservers();
   let request = plain;

@@ -1,3 +1,4 @@
+import type { CacheSnapshot } from '../cache/cache-snapshot.js';
 import type { Availability, RoleState } from '../admission/role-state.js';
 import type { NormalizedEndpoint } from '../config/normalize.js';
 import type { RequestKind } from '../retry/causes.js';
@@ -68,6 +69,8 @@ export interface PoolSnapshot {
   readonly kinds: readonly KindSnapshot[];
   /** WebSocket subscriptions per endpoint with a WebSocket URL: sockets, subscriptions, pause after failures. */
   readonly subscriptions: readonly SubscriptionEndpointSnapshot[];
+  /** The read cache; undefined with `cache: false`. */
+  readonly cache?: CacheSnapshot | undefined;
 }
 
 export function buildSnapshot(

@@ -37,7 +37,7 @@ const latestOn = (server: FixtureServer) => server.requests.filter((r) => r.meth
 
 /** A pool over two EVM fixture nodes (`first` first in the list), on `clock`, closed after the test. */
 function pairPool(clock: ReturnType<typeof createFakeClock>, first: { id: string; url: string; archival?: boolean }, second: { id: string; url: string }): HttpTransportPool {
-  const pool = new HttpTransportPool({ endpoints: [first, second], chain: 'evm', clock, random: createSeededRandom(2), concentration: { maxOperatorShare: 0 } });
+  const pool = new HttpTransportPool({ endpoints: [first, second], chain: 'evm', clock, random: createSeededRandom(2), concentration: { maxOperatorShare: 0 }, cache: false });
   pools.push(pool);
   return pool;
 }
@@ -114,7 +114,7 @@ describe('archival capability, learned', () => {
     const fixtures = [resultFixture('solana', 'getBlock', [TIP - 100], block), resultFixture('solana', 'getTransaction', ['sig'], { slot: TIP - 100 })];
     const nodes = await Promise.all([0, 1].map(() => createFixtureServer({ fixtures, clock, head: { start: TIP } })));
     servers.push(...nodes);
-    const pool = new HttpTransportPool({ endpoints: nodes.map((n, i) => ({ id: `s${i}`, url: n.url })), chain: 'solana', clock, random: createSeededRandom(2), concentration: { maxOperatorShare: 0 } });
+    const pool = new HttpTransportPool({ endpoints: nodes.map((n, i) => ({ id: `s${i}`, url: n.url })), chain: 'solana', clock, random: createSeededRandom(2), concentration: { maxOperatorShare: 0 }, cache: false });
     pools.push(pool);
     for (let i = 0; i < 4; i++) await pool.request('getSlot');
     for (let i = 0; i < 4; i++) await expect(pool.request('getBlock', [TIP - 100])).resolves.toEqual(block);
