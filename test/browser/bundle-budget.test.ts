@@ -29,12 +29,12 @@ import { packAndInstall, type PackedPackage } from '../helpers/packed-package.js
  * 67 KiB initial when the fleet brought its own wiring, a send's id was computed by code loaded
  * on the first send and the browser build kept one file per module; 78 KiB whole and 69 KiB
  * initial with base58/base64 from @scure/base again (a dependency on purpose, not hand-written;
- * ≈ 1.7 KiB); 79 KiB whole and 70 KiB initial when every answer got its integrity checks
- * (`src/integrity/`, ≈ 2.5 KiB; measured Solana 78.5 / 69.8, EVM 78.3 / 69.6). Exceeding a
+ * ≈ 1.7 KiB); 82 KiB whole and 73 KiB initial with the read cache (main measured 79.5 / 70.9,
+ * over its 78 / 69) and the integrity checks on every answer (`src/integrity/`, +1.9 KiB). Exceeding a
  * budget fails this test.
  */
-const WHOLE_BUDGET_BYTES = 79 * 1024;
-const GZIP_BUDGET_BYTES = 70 * 1024;
+const WHOLE_BUDGET_BYTES = 82 * 1024;
+const GZIP_BUDGET_BYTES = 73 * 1024;
 
 const HOOK_TIMEOUT_MS = 240_000;
 
