@@ -25,6 +25,7 @@ export const STAGES_OFF: readonly (readonly [stage: string, off: Partial<HttpTra
   ['balance', { balance: false }],
   ['health', { health: false }],
   ['reputation', { reputation: false }],
+  ['integrity', { integrity: false }],
   // 0 disables the cap (ConcentrationSettings.maxOperatorShare).
   ['concentration cap', { concentration: { maxOperatorShare: 0 } }],
 ];

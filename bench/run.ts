@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark side by side in one run. Never part of `npm test`.
  * Pass `--json <file>` to also write the raw results, `--quick` for short runs (CI smoke),
- * `--only <section,…>` (admission, selection, json, peers, everyday, session, heap, faults, slow-node, bundle, health, observability, batching, subscriptions, fleet) for a focused run,
+ * `--only <section,…>` (admission, selection, json, integrity, peers, everyday, session, heap, faults, slow-node, bundle, health, observability, batching, subscriptions, fleet) for a focused run,
  * `--rounds <n>` for more throughput rounds (the median ratio to raw undici steadies with more).
  */
 import { writeFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { benchFaults } from './faults.bench.js';
 import { benchHealth } from './health.bench.js';
 import { benchFleet } from './fleet.bench.js';
 import { benchHeap } from './heap.bench.js';
+import { benchIntegrity } from './integrity.bench.js';
 import { benchJson } from './json.bench.js';
 import { benchObservability } from './observability.bench.js';
 import { benchPeers } from './peers.bench.js';
@@ -51,6 +52,7 @@ console.log(`# sturdy-rpc benchmarks${quick ? ' (--quick)' : ''}\n\nNode ${proce
 await section('admission', 'Admission (acquire + release)', benchAdmission);
 await section('selection', 'Selection per admission (filter + band + cap + rotation + reputation record)', benchSelection);
 await section('json', 'Exact-integer JSON parsing', benchJson);
+await section('integrity', 'Integrity checks: answer classification with and without the call\'s question (in-process A/B)', benchIntegrity);
 await section('heap', 'Heap per idle endpoint', benchHeap);
 await section('peers', 'Throughput against the limit and the peers (same loopback server, separate process)', () =>
   benchPeers(quick ? { durationMs: 400, rounds, warmupMs: 150 } : { durationMs: 600, rounds, warmupMs: 400 }),

@@ -24,8 +24,10 @@ export interface FailureEvent extends CallEventBase {
   readonly status: number | undefined;
   readonly rpcCode: number | undefined;
   readonly latencyMs: number;
-  /** Short, secret-free description (`http-502`, `html-body`, `id-mismatch`, …). */
+  /** Short, secret-free description (`http-502`, `html-body`, `id-mismatch`, `integrity`, …). */
   readonly detail: string;
+  /** With detail `integrity`: the check the answer failed (`block-number`, `log-topics`, …). */
+  readonly check?: string;
 }
 export interface RateLimitedEvent extends EventBase {
   readonly endpointId: string;

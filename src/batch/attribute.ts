@@ -18,14 +18,15 @@ import { classifyBatchElement, classifyOutcome, failureOf, type RawResponse } fr
 import type { RawOutcome } from '../http/executor.js';
 import type { AbortReason, ClassifiedOutcome, ClassifyContext } from '../http/outcome.js';
 import { parseJsonExact } from '../jsonrpc/exact-json.js';
-import type { LookupId, SentTransactionId } from '../jsonrpc/answer-ids.js';
+import type { SentTransactionId } from '../jsonrpc/answer-ids.js';
+import type { IntegrityAsk } from '../integrity/types.js';
 
 /** One item as it was sent: its JSON-RPC id in this request, its method and a send's id. */
 export interface BatchSlot {
   readonly id: number;
   readonly method: string;
   readonly sentTransactionId?: SentTransactionId | undefined;
-  readonly lookupId?: LookupId | undefined;
+  readonly integrity?: IntegrityAsk | undefined;
 }
 
 export interface BatchAttribution {
@@ -38,6 +39,8 @@ export interface BatchAttribution {
 /** What attribution needs besides the answer. */
 export interface AttributeContext {
   readonly abortReason: AbortReason | undefined;
+  /** Whether the answering endpoint is held to the pool's `expectedChain`. @default true */
+  readonly chainVerified?: boolean | undefined;
   readonly wallNowMs: () => number;
 }
 
@@ -50,7 +53,8 @@ function contextOf(slot: BatchSlot | undefined, context: AttributeContext): Clas
     id: slot?.id ?? WHOLE_REQUEST_ID,
     abortReason: context.abortReason,
     sentTransactionId: slot?.sentTransactionId,
-    lookupId: slot?.lookupId,
+    integrity: slot?.integrity,
+    chainVerified: context.chainVerified,
     get wallNowMs() {
       return context.wallNowMs();
     },

@@ -145,6 +145,11 @@ export const poolConfigSchema = z.strictObject({
   ),
   health: z.optional(z.union([z.literal(false), healthSettingsSchema])),
   coalesce: z.optional(z.boolean({ error: 'must be a boolean' })),
+  integrity: z.optional(
+    z.union([z.boolean(), z.strictObject({ reorgWindowBlocks: z.optional(z.number().check(z.int(), z.minimum(1), z.maximum(1_000_000))) })], {
+      error: 'must be a boolean or { reorgWindowBlocks? }',
+    }),
+  ),
   cache: z.optional(
     z.union(
       [

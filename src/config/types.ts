@@ -100,6 +100,12 @@ export interface MethodClassification {
   readonly retryClass: RetryClass;
 }
 
+/** Integrity settings (`integrity` option). */
+export interface IntegritySettings {
+  /** How far below the reference tip an EVM block's hash is settled (no reorg replaces it), in blocks. @default 64 */
+  readonly reorgWindowBlocks?: number;
+}
+
 export interface HttpTransportPoolOptions {
   readonly endpoints: readonly EndpointConfig[];
   readonly retry?: RetrySettings;
@@ -150,6 +156,18 @@ export interface HttpTransportPoolOptions {
    * @default true
    */
   readonly coalesce?: boolean;
+  /**
+   * Intrinsic integrity checks on every answer (no extra request): a receipt, transaction or
+   * block about another hash or number than asked, logs outside the asked filter or out of
+   * order, a Solana `getTransaction` without the asked signature, a context slot below the
+   * `minContextSlot` sent, an `eth_chainId` / genesis hash off `expectedChain`. A failed check
+   * is `invalid-response` (detail `integrity`, and the check's name), asked of another
+   * endpoint and counted against the node; so is an EVM block whose hash contradicts the one
+   * two operators gave for its number beyond `reorgWindowBlocks` below the tip. `false` turns
+   * every check off.
+   * @default true (reorgWindowBlocks: 64)
+   */
+  readonly integrity?: boolean | IntegritySettings;
   /**
    * The read cache (README "Read cache"): answers that cannot change — by hash, the chain id,
    * blocks, receipts and logs at or below the answering endpoint's finalized head, Solana

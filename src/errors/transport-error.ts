@@ -51,7 +51,11 @@ export interface TransportErrorContextByCode {
     readonly reason?: string;
   };
   RPC_ERROR: { readonly rpcCode: number; readonly rpcMessage: string; readonly rpcData?: unknown };
-  INVALID_RESPONSE: { readonly reason: string };
+  INVALID_RESPONSE: {
+    readonly reason: string;
+    /** With reason `integrity`: the check the answer failed (`block-number`, `log-topics`, `min-context-slot`, …). */
+    readonly check?: string;
+  };
   HTTP_ERROR: { readonly status: number };
   POOL_CLOSED: Record<string, never>;
   /** Every endpoint that could take the call (or the pinned one) reported another chain than `expectedChain`. */

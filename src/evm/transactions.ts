@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { TransportError } from '../errors/transport-error.js';
-import { isAnswerAbout, lookupIdOf } from '../jsonrpc/transaction-id.js';
+import { integrityAskOf } from '../integrity/integrity-ask.js';
 import type { RequestOptions } from '../api/request-options.js';
 import { checkHash, invalidInput, type Hex } from './inputs.js';
 import type { EvmMethodContext } from './method-context.js';
@@ -19,9 +19,9 @@ export interface EvmTransactionMethods {
    * or use `sendAndWait`, which does.
    */
   sendRawTransaction(serializedTransaction: string, options?: RequestOptions): Promise<SendRawTransactionReturnType>;
-  /** `eth_getTransactionReceipt` → the receipt, or `null` while not mined (or unknown). A receipt of another transaction is `INVALID_RESPONSE` (reason `lookup-result-mismatch`). */
+  /** `eth_getTransactionReceipt` → the receipt, or `null` while not mined (or unknown). A receipt of another transaction is `INVALID_RESPONSE` (reason `integrity`, check `receipt-hash`). */
   getTransactionReceipt(hash: string, options?: RequestOptions): Promise<EvmTransactionReceipt | null>;
-  /** `eth_getTransactionByHash` → the transaction (pending ones have `blockNumber: null`), or `null`. Another transaction is `INVALID_RESPONSE` (reason `lookup-result-mismatch`). */
+  /** `eth_getTransactionByHash` → the transaction (pending ones have `blockNumber: null`), or `null`. Another transaction is `INVALID_RESPONSE` (reason `integrity`, check `transaction-hash`). */
   getTransactionByHash(hash: string, options?: RequestOptions): Promise<EvmTransaction | null>;
 }
 
@@ -34,14 +34,14 @@ export function checkRawTransaction(value: unknown): Hex {
 
 /**
  * `result`, unless it is about another transaction than the one asked for: a lie, never
- * evidence (`INVALID_RESPONSE`, reason `lookup-result-mismatch`). A pool already refuses such
+ * evidence (`INVALID_RESPONSE`, reason `integrity`). A pool already refuses such
  * an answer and asks another endpoint; this catches it from any requester.
  */
 export function aboutAsked(method: string, params: readonly unknown[], result: unknown): unknown {
-  const id = lookupIdOf(method, params);
-  if (id === undefined || isAnswerAbout(id, result)) return result;
-  throw new TransportError('INVALID_RESPONSE', `${method} answered about another transaction than the one asked for`, {
-    context: { reason: 'lookup-result-mismatch' },
+  const check = integrityAskOf(method, params)?.verify(result, true);
+  if (check === undefined) return result;
+  throw new TransportError('INVALID_RESPONSE', `${method} answered about another transaction than the one asked for (integrity: ${check})`, {
+    context: { reason: 'integrity', check },
     method,
   });
 }

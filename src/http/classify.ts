@@ -29,7 +29,7 @@ import {
 } from '../jsonrpc/heuristics.js';
 import { readLogRangeLimit } from '../jsonrpc/log-range-limit.js';
 import { isUnexpectedEmptyResult } from '../jsonrpc/method-table.js';
-import { isAnswerAbout, isSentTransactionId } from '../jsonrpc/answer-ids.js';
+import { isSentTransactionId } from '../jsonrpc/answer-ids.js';
 import type { RawOutcome } from './executor.js';
 import { failureOf } from './outcome-rules.js';
 import type { ClassifiedFailure, ClassifiedOutcome, ClassifyContext } from './outcome.js';
@@ -140,7 +140,10 @@ function classifyEnvelope(envelope: ResponseEnvelope, raw: RawResponse, element:
     case 'result':
       if (isUnexpectedEmptyResult(ctx.method, envelope.result)) return failureOf('empty-result', { status });
       if (ctx.sentTransactionId !== undefined && !isSentTransactionId(ctx.sentTransactionId, envelope.result)) return failureOf('send-result-mismatch', { status });
-      if (ctx.lookupId !== undefined && !isAnswerAbout(ctx.lookupId, envelope.result)) return failureOf('lookup-result-mismatch', { status });
+      if (ctx.integrity !== undefined) {
+        const check = ctx.integrity.verify(envelope.result, ctx.chainVerified !== false);
+        if (check !== undefined) return failureOf('integrity', { status, check });
+      }
       return { ok: true, dispatch: 'completed', status, result: envelope.result };
     case 'error':
       return classifyRpcError(envelope.error, status, parseRetryAfter(raw.headers['retry-after'], ctx.wallNowMs), ctx);

@@ -7,6 +7,7 @@ import type { DispatchState, FailureCause } from '../retry/causes.js';
 import type { ReputationSignalKind } from '../reputation/signals.js';
 import type { JsonRpcErrorObject } from '../jsonrpc/envelope.js';
 import type { ClassifiedFailure } from './outcome.js';
+import type { IntegrityCheckName } from '../integrity/types.js';
 
 /** `as-written`: `dispatched-ambiguous` if the executor's flag says bytes may have left, else `not-dispatched`. */
 type DispatchRule = DispatchState | 'as-written';
@@ -71,9 +72,10 @@ export const RULES = {
   'id-null': row('invalid-response', AMBIGUOUS, 'critical', true, true),
   'malformed-error': row('invalid-response', AMBIGUOUS, 'critical', true, true),
   'empty-result': row('invalid-response', AMBIGUOUS, 'critical', true, true),
-  // A send answered with another transaction's id (or none): it stays ambiguous; a lookup answered about another: asked elsewhere.
+  // A send answered with another transaction's id (or none): it stays ambiguous.
   'send-result-mismatch': row('invalid-response', AMBIGUOUS, 'critical', true, true),
-  'lookup-result-mismatch': row('invalid-response', AMBIGUOUS, 'critical', true, true),
+  // An answer that contradicts what was asked (src/integrity/): a lie, asked of another endpoint, fed to the invalid-rate detector.
+  integrity: row('invalid-response', AMBIGUOUS, 'critical', true, true),
   'body-rate-limit': row('rate-limited', 'rejected', 'minor', false),
   'body-auth': row('endpoint-rejected', 'rejected', 'fatal', false),
   // JSON-RPC errors
@@ -105,6 +107,7 @@ interface FailureFields {
   readonly dispatched?: boolean;
   readonly rpc?: JsonRpcErrorObject | undefined;
   readonly providerDelayMs?: number | undefined;
+  readonly check?: IntegrityCheckName | undefined;
 }
 
 /** The failure a row of {@link RULES} describes. */
@@ -125,5 +128,6 @@ export function failureOf(detail: OutcomeDetail, fields: FailureFields = {}): Cl
     protocolViolation: rule.violation,
     breakerFailure: rule.breaker,
     detail,
+    check: fields.check,
   };
 }

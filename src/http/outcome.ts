@@ -1,6 +1,7 @@
 import type { DispatchState, FailureCause } from '../retry/causes.js';
 import type { ReputationSignalKind } from '../reputation/signals.js';
-import type { LookupId, SentTransactionId } from '../jsonrpc/answer-ids.js';
+import type { SentTransactionId } from '../jsonrpc/answer-ids.js';
+import type { IntegrityAsk, IntegrityCheckName } from '../integrity/types.js';
 
 /** Why the pool aborted an attempt's signal, if it did. */
 export type AbortReason = 'caller' | 'deadline' | 'attempt-timeout';
@@ -16,8 +17,10 @@ export interface ClassifyContext {
   readonly wallNowMs: number;
   /** A send's transaction id, computed locally: a result that is not this id is a lie, not an answer. */
   readonly sentTransactionId?: SentTransactionId | undefined;
-  /** A lookup's transaction (receipt, transaction by hash): an answer about another one is a lie. */
-  readonly lookupId?: LookupId | undefined;
+  /** What the call asked (a hash, a block, a log filter, a `minContextSlot`): an answer that contradicts it is a lie (`integrity`). */
+  readonly integrity?: IntegrityAsk | undefined;
+  /** Whether the answering endpoint is held to the pool's `expectedChain` (`verifyChain`). @default true */
+  readonly chainVerified?: boolean | undefined;
 }
 
 export type ClassifiedOutcome =
@@ -46,6 +49,8 @@ export interface ClassifiedFailure {
   readonly protocolViolation: boolean;
   /** Counts as a failure for the host circuit breaker (never 4xx, capability, cancellation). */
   readonly breakerFailure: boolean;
-  /** Short, secret-free description, e.g. `html-body`, `id-mismatch`, `http-502`. */
+  /** Short, secret-free description, e.g. `html-body`, `id-mismatch`, `http-502`, `integrity`. */
   readonly detail: string;
+  /** With detail `integrity`: which check the answer failed (`block-number`, `log-topics`, …). */
+  readonly check?: IntegrityCheckName | undefined;
 }

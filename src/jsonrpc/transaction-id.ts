@@ -5,7 +5,7 @@ import { solanaSignatureFromSendParams } from './solana-wire.js';
 
 export { decodeCompactU16, SOLANA_SIGNATURE_BYTES } from './solana-wire-layout.js';
 export { decodeSolanaWire, solanaSignatureFromSendParams, solanaSignatureFromWire, solanaSignatureFromWireBytes, type SolanaWireEncoding } from './solana-wire.js';
-export { isAnswerAbout, isSentTransactionId, lookupIdOf, type LookupId, type SentTransactionId } from './answer-ids.js';
+export { isSentTransactionId, type SentTransactionId } from './answer-ids.js';
 
 /**
  * Reading the transaction id of a send from its params: the signature of a Solana wire

@@ -142,12 +142,15 @@ export class EndpointHealth implements CandidateFilter {
 
   // ——— What calls teach ———
 
+  /** The reference tip of `quantity` (undefined before any head): how deep a block is settled. */
+  tipOf(quantity: HeadQuantity): bigint | undefined {
+    return this.#heads.tip(quantity)?.value;
+  }
+
   /** The historical class of a read (routing and learning), or undefined. */
   historicalOf(method: string, params: readonly unknown[]): HistoricalRead | undefined {
     if (!mayReadHistory(method)) return undefined;
-    const block = this.#heads.tip('block')?.value;
-    const slot = this.#heads.tip('slot')?.value;
-    return historicalReadOf(method, params, { block, slot }, this.settings.historicalDepth);
+    return historicalReadOf(method, params, { block: this.tipOf('block'), slot: this.tipOf('slot') }, this.settings.historicalDepth);
   }
 
   /**

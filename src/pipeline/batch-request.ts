@@ -12,7 +12,7 @@ import type { ClassifiedFailure } from '../http/outcome.js';
 import type { BatchCall, BatchItemResult, BatchOptions } from '../batch/types.js';
 import { TransportError, type AttemptRecord } from '../errors/transport-error.js';
 import { createRequestBody } from '../jsonrpc/envelope.js';
-import { lookupIdOf, type LookupId } from '../jsonrpc/answer-ids.js';
+import type { IntegrityAsk } from '../integrity/types.js';
 import { needsSendId } from './send-id-rules.js';
 import { sendIdReader } from './send-ids.js';
 import type { RequestKind, RetryClass } from '../retry/causes.js';
@@ -25,7 +25,7 @@ import { avoidFailed, decideFailure, runLoop, type LoopWork } from './loop.js';
 
 /** One item from call to settlement. */
 interface BatchItem extends FailedCall {
-  readonly lookupId: LookupId | undefined;
+  readonly integrity: IntegrityAsk | undefined;
   readonly index: number;
   readonly kind: RequestKind;
   readonly body: (id: number) => string;
@@ -68,7 +68,7 @@ function itemsOf(pool: PipelineHost, calls: readonly BatchCall[]): BatchItem[] {
       throw new TransportError('INVALID_INPUT', `calls[${index}].params must be JSON-serializable (bigint allowed)`, { context: { field: `calls[${index}].params` }, cause: error });
     }
     const { kind, retryClass } = pool.classify(method, {});
-    return { index, method, params, kind, retryClass, body, sentTransactionId: undefined, lookupId: lookupIdOf(method, params), attempts: [], redact: pool.redact, tries: 0, last: undefined };
+    return { index, method, params, kind, retryClass, body, sentTransactionId: undefined, integrity: pool.integrityOf(method, params), attempts: [], redact: pool.redact, tries: 0, last: undefined };
   });
 }
 
@@ -202,7 +202,7 @@ async function sendChunk(group: GroupWork, permit: HttpRequestPermit, chunk: rea
   const { clock, events } = pool;
   const { endpointId } = permit;
   const started = clock.now();
-  const slots: BatchSlot[] = chunk.map((item) => ({ id: pool.nextId(), method: item.method, sentTransactionId: item.sentTransactionId, lookupId: item.lookupId }));
+  const slots: BatchSlot[] = chunk.map((item) => ({ id: pool.nextId(), method: item.method, sentTransactionId: item.sentTransactionId, integrity: item.integrity }));
   // One item goes as a plain request: every server reads that, and some unwrap batches of one.
   const body = chunk.length === 1 ? chunk[0]!.body(slots[0]!.id) : `[${chunk.map((item, i) => item.body(slots[i]!.id)).join(',')}]`;
   const base = () => ({ atMs: clock.now(), endpointId, kind, method: 'batch', attempt: Math.max(...chunk.map((item) => item.tries + 1)) });
@@ -211,7 +211,7 @@ async function sendChunk(group: GroupWork, permit: HttpRequestPermit, chunk: rea
   let attribution: Attribution;
   try {
     let raw = await sendRaw(pool, control, body, requestClass === 'never-after-dispatch');
-    const context = { abortReason: control.abortReason, wallNowMs: () => clock.wallNow() };
+    const context = { abortReason: control.abortReason, chainVerified: control.chainVerified, wallNowMs: () => clock.wallNow() };
     let attributed;
     try {
       attributed = attributeBatch(raw, slots, context);
@@ -248,7 +248,7 @@ async function sendChunk(group: GroupWork, permit: HttpRequestPermit, chunk: rea
       const { failure } = verdict;
       permit.recordFailure(failure.cause, failure, latencyMs);
       if (events.has('failure')) {
-        events.emit('failure', { ...base(), cause: failure.cause, dispatch: failure.dispatch, status: failure.status, rpcCode: failure.rpcCode, latencyMs, detail: failure.detail });
+        events.emit('failure', { ...base(), cause: failure.cause, dispatch: failure.dispatch, status: failure.status, rpcCode: failure.rpcCode, latencyMs, detail: failure.detail, ...(failure.check === undefined ? {} : { check: failure.check }) });
       }
     }
   } finally {

@@ -159,7 +159,11 @@ export function finalError(
       return make('RATE_LIMITED', `${call.method} was rate limited (last by endpoint '${endpointId}')`, retryAfterMs === undefined ? {} : { retryAfterMs });
     }
     case 'invalid-response':
-      return make('INVALID_RESPONSE', `${call.method} got an invalid response from endpoint '${endpointId}' (${failure.detail})`, { reason: failure.detail });
+      return make(
+        'INVALID_RESPONSE',
+        `${call.method} got an invalid response from endpoint '${endpointId}' (${failure.check === undefined ? failure.detail : `${failure.detail}: ${failure.check}`})`,
+        failure.check === undefined ? { reason: failure.detail } : { reason: failure.detail, check: failure.check },
+      );
     default:
       if (failure.status !== undefined && failure.status >= 400) {
         return make('HTTP_ERROR', `${call.method} failed with HTTP ${failure.status} from endpoint '${endpointId}'`, { status: failure.status });

@@ -9,7 +9,8 @@ import { AttemptAbort } from '../http/attempt-abort.js';
 import { classifyOutcome } from '../http/classify.js';
 import type { ExecuteRequest, ExecutorTarget, RawOutcome } from '../http/executor.js';
 import type { AbortReason, ClassifiedOutcome, ClassifyContext } from '../http/outcome.js';
-import type { LookupId, SentTransactionId } from '../jsonrpc/answer-ids.js';
+import type { IntegrityAsk } from '../integrity/types.js';
+import type { SentTransactionId } from '../jsonrpc/answer-ids.js';
 import type { PipelineHost } from './host.js';
 
 /**
@@ -32,7 +33,9 @@ export class AttemptControl implements QueuedTimer, ExecuteRequest, ClassifyCont
   method = '';
   id = 0;
   sentTransactionId: SentTransactionId | undefined;
-  lookupId: LookupId | undefined;
+  integrity: IntegrityAsk | undefined;
+  /** Whether this endpoint is held to the pool's `expectedChain` (its chain-fact answers are checked). */
+  readonly chainVerified: boolean;
   readonly #pool: PipelineHost;
   readonly #callerSignal: AbortSignal | undefined;
   readonly #timeoutReason: AbortReason;
@@ -42,6 +45,7 @@ export class AttemptControl implements QueuedTimer, ExecuteRequest, ClassifyCont
     this.#pool = pool;
     this.target = role.target;
     this.maxResponseBytes = pool.maxResponseBytes;
+    this.chainVerified = role.endpoint.verifyChain;
     this.#callerSignal = callerSignal;
     if (callerSignal !== undefined) {
       this.#onCallerAbort = () => this.abortByCaller();
@@ -93,8 +97,8 @@ export interface Exchanged {
   readonly method: string;
   readonly body: (id: number) => string;
   readonly sentTransactionId?: SentTransactionId | undefined;
-  /** A lookup's transaction: an answer about another one is `invalid-response`. */
-  readonly lookupId?: LookupId | undefined;
+  /** What the call asked: an answer that contradicts it is `invalid-response` (`integrity`). */
+  readonly integrity?: IntegrityAsk | undefined;
 }
 
 /** Sets what `control`'s exchange sends: a fresh JSON-RPC id, its body, and its answer's context. */
@@ -103,7 +107,7 @@ export function prepareExchange(pool: PipelineHost, control: AttemptControl, exc
   control.id = id;
   control.method = exchanged.method;
   control.sentTransactionId = exchanged.sentTransactionId;
-  control.lookupId = exchanged.lookupId;
+  control.integrity = exchanged.integrity;
   control.body = exchanged.body(id);
   control.avoidStaleSockets = avoidStaleSockets;
 }

@@ -4,6 +4,7 @@
  * What only one stage needs (hedging's state, batch sizes, coalescing's map) is that stage's
  * own dependency, handed to it when `pool/assemble.ts` builds the chain.
  */
+import type { IntegrityAsk } from '../integrity/types.js';
 import type { HttpRequestPermit } from '../admission/permit.js';
 import type { RoleState } from '../admission/role-state.js';
 import type { PoolEvents } from '../api/events.js';
@@ -56,6 +57,8 @@ export interface PipelineHost {
   /** The permit when a role admits right now; undefined otherwise (including every error case: `acquire` reports those). */
   tryAcquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance, explore?: boolean): HttpRequestPermit | undefined;
   classify(method: string, options: { readonly kind?: RequestKind | undefined; readonly retryClass?: RetryClass | undefined }): MethodClassification;
+  /** What a call's answer is checked against (`src/integrity/`); always undefined with `integrity: false`. */
+  integrityOf(method: string, params: readonly unknown[]): IntegrityAsk | undefined;
   /** The retry budget of `kind` (shared with its hedges). */
   budgetOf(kind: RequestKind): CallBudget;
 }

@@ -112,6 +112,7 @@ async function runAttempt(
         rpcCode: outcome.rpcCode,
         latencyMs,
         detail: outcome.detail,
+        ...(outcome.check === undefined ? {} : { check: outcome.check }),
       });
     }
     return { ...outcome, endpointId, transportError: control.raw === undefined ? undefined : transportErrorOf(control.raw) };

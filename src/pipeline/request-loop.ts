@@ -8,7 +8,6 @@
 import { TransportError } from '../errors/transport-error.js';
 import type { HttpRequestPermit } from '../admission/permit.js';
 import { createRequestBody, type RequestBodyWriter } from '../jsonrpc/envelope.js';
-import { lookupIdOf } from '../jsonrpc/answer-ids.js';
 import { needsSendId } from './send-id-rules.js';
 import { sendIdReader } from './send-ids.js';
 import type { RequestOptions } from '../api/request-options.js';
@@ -55,8 +54,8 @@ function callOf(host: PipelineHost, method: string, params: readonly unknown[], 
   const { kind, retryClass } = host.classify(method, options);
   const historical = host.answers.historicalOf(method, params);
   const pinned = options.endpoint !== undefined;
-  const lookupId = lookupIdOf(method, params);
-  return { method, params, kind, pinned, retryClass, attempts: [], redact: host.redact, body, sentTransactionId: undefined, lookupId, historical, observation, onSettled: undefined, answeredBy: undefined };
+  const integrity = host.integrityOf(method, params);
+  return { method, params, kind, pinned, retryClass, attempts: [], redact: host.redact, body, sentTransactionId: undefined, integrity, historical, observation, onSettled: undefined, answeredBy: undefined };
 }
 
 /** What the loop is given besides the host. */

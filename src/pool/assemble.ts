@@ -33,6 +33,7 @@ import { DEFAULT_MAX_OPERATOR_SHARE, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RETRY, 
 import type { HttpTransportPoolOptions, MethodClassification } from '../config/types.js';
 import { createRedactor, secretFragments } from '../errors/redact.js';
 import { createDefaultExecutor } from '../http/default-executor.js';
+import { integrityAskOf, integrityFactsOf } from '../integrity/integrity-ask.js';
 import { classifyMethod, METHOD_TABLE } from '../jsonrpc/method-table.js';
 import { ChainGuard, chainChecksOf, describeExpectedChain } from '../parts/chain-guard.js';
 import { EndpointHealth } from '../parts/endpoint-health.js';
@@ -42,6 +43,7 @@ import { resolveCacheSettings } from '../cache/cache-settings.js';
 import { createPermitHost, roleStateReporter, type OutcomeReporter } from '../parts/permit-host.js';
 import { PoolHealth } from '../parts/pool-health.js';
 import { createOriginRequests, type OriginRequests } from '../parts/origin-requests.js';
+import { createSettledHashes } from '../parts/settled-hashes.js';
 import { PoolSubscriptions, wsUrlsOf } from '../parts/subscriptions.js';
 import { createBatchSizes, runBatch, type BatchSizes } from '../pipeline/batch-request.js';
 import { askEndpoint } from '../pipeline/exchange.js';
@@ -203,6 +205,10 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
     options,
   });
 
+  // Integrity (src/integrity/): the verified chain, and settled block hashes where EVM blocks may be read.
+  const integrity = options.integrity === false ? undefined : options.integrity === true || options.integrity === undefined ? {} : options.integrity;
+  const settled = integrity === undefined || options.chain === 'solana' ? undefined : createSettledHashes(integrity.reorgWindowBlocks, () => endpointHealth.tipOf('block'));
+  const integrityFacts = { ...integrityFactsOf(options.expectedChain), settledHashAt: settled?.settledHashAt };
   let id = 0;
   const host: PipelineHost = {
     clock,
@@ -225,13 +231,21 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
         const group = groups.get(kind);
         return group === undefined ? undefined : endpointHealth.avoidFor(read, group.roles);
       },
-      onAnswer: (role, method, params, historical, outcome) => endpointHealth.onAnswer(role, method, params, historical, outcome),
+      onAnswer:
+        settled === undefined
+          ? (role, method, params, historical, outcome) => endpointHealth.onAnswer(role, method, params, historical, outcome)
+          : (role, method, params, historical, outcome) => {
+              endpointHealth.onAnswer(role, method, params, historical, outcome);
+              settled.observe(role, method, outcome);
+            },
     },
     closedError: () => admission.closedError,
     nextId: () => (id = id >= Number.MAX_SAFE_INTEGER ? 1 : id + 1),
     acquire: (kind, acquireOptions, avoid, explore) => admission.acquire(kind, acquireOptions, avoid, explore),
     tryAcquire: (kind, acquireOptions, avoid, explore) => admission.tryAcquire(kind, acquireOptions, avoid, explore),
     classify,
+    // Integrity checks are on by default; off, a call reads no question from its params.
+    integrityOf: integrity === undefined ? () => undefined : (method, params) => integrityAskOf(method, params, integrityFacts),
     budgetOf: (kind) => hedging?.of(kind)?.budget ?? UNBOUNDED_BUDGET,
   };
   const sizes: BatchSizes = createBatchSizes(

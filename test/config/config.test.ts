@@ -33,6 +33,12 @@ describe('INVALID_CONFIG', () => {
     expect(error.context.issues).toEqual([{ path: 'endpoints[2].requestsPerSecond', message: 'must be > 0' }]);
   });
 
+  it('rejects an integrity switch that is no boolean', () => {
+    const error = configError({ endpoints: at(0, {}), integrity: 'yes' });
+    expect(error.context.issues).toEqual([{ path: 'integrity', message: 'must be a boolean or { reorgWindowBlocks? }' }]);
+    expect(configError({ endpoints: at(0, {}), integrity: { reorgWindowBlocks: 0 } }).context.issues.map((issue) => issue.path)).toEqual(['integrity.reorgWindowBlocks']);
+  });
+
   it('rejects duplicate endpoint ids, naming both positions', () => {
     const error = configError({ endpoints: [{ id: 'main', url: KEYED_URL }, { id: 'main', url: 'https://rpc.example.org/KEYPATH123456' }] });
     expect(error.message).toContain('endpoints[1].id');

@@ -129,9 +129,9 @@ describe('EVM sendAndWait proves expiry and depth with two operators and the tru
   it('the typed getTransactionReceipt refuses a receipt of another transaction from any requester (INVALID_RESPONSE)', async () => {
     const { requester } = stub(() => receipt(OTHER_HASH, 5, '0x0'));
     const error = await rejection(createEvmClient(requester).getTransactionReceipt(HASH));
-    expect(error).toMatchObject({ code: 'INVALID_RESPONSE', context: { reason: 'lookup-result-mismatch' } });
+    expect(error).toMatchObject({ code: 'INVALID_RESPONSE', context: { reason: 'integrity', check: 'receipt-hash' } });
     const byHash = stub(() => ({ hash: OTHER_HASH }));
-    expect(await rejection(createEvmClient(byHash.requester).getTransactionByHash(HASH))).toMatchObject({ code: 'INVALID_RESPONSE', context: { reason: 'lookup-result-mismatch' } });
+    expect(await rejection(createEvmClient(byHash.requester).getTransactionByHash(HASH))).toMatchObject({ code: 'INVALID_RESPONSE', context: { reason: 'integrity', check: 'transaction-hash' } });
   });
 
   it('a node whose eth_blockNumber is 10^6 too high: depth never above what the honest chain allows', async () => {
