@@ -9,6 +9,7 @@ import {
   afterRateLimit,
   DEMAND_WINDOW_MS,
   initialLearnedRate,
+  type LearnedRateReason,
   type LearnedRateSettings,
   type LearnedRateState,
   type RateLimitHint,
@@ -16,9 +17,6 @@ import {
 import type { AdmissionBucket } from './token-bucket.js';
 
 const EPSILON = 1e-9;
-
-/** Why a learned rate moved. */
-export type LearnedRateReason = 'demand' | 'rate-limited' | 'provider-hint';
 
 /** Told each time the learned rate moves (the autopilot part turns it into an event, a log line, a gauge). */
 export type LearnedRateListener = (fromRps: number, toRps: number, reason: LearnedRateReason, nowMs: number) => void;

@@ -18,6 +18,9 @@
  *   by the cooldown it starts, not by a guess.
  */
 
+/** Why a learned rate moved: demand pressed on it, a rate limit named no delay, or the provider said its rate. */
+export type LearnedRateReason = 'demand' | 'rate-limited' | 'provider-hint';
+
 /** Bounds and start of a learned rate, in requests per second. */
 export interface LearnedRateSettings {
   readonly minRps: number;

@@ -4,6 +4,7 @@
  * `parts/permit-host.ts`), to endpoint health (every answer: heads, archival lessons), to
  * the events, and to the call's exporters when it has any — then releases the permit.
  */
+import { providerAllowedRps } from '../jsonrpc/provider-rate.js';
 import { permitRole, type HttpRequestPermit } from '../admission/permit.js';
 import type { ClassifiedOutcome } from '../http/outcome.js';
 import { transportErrorOf, type AttemptResult, type CallContext, type LostAttempt, type RaceEntry } from './call-context.js';
@@ -93,7 +94,7 @@ async function runAttempt(
       return { ok: true, result: outcome.result, endpointId };
     }
     if (entry?.lost) return { ok: false, lost: true, endpointId, role: permitRole(permit), latencyMs };
-    if (outcome.cause === 'rate-limited') permit.recordRateLimited(outcome.providerDelayMs);
+    if (outcome.cause === 'rate-limited') permit.recordRateLimited(outcome.providerDelayMs, providerAllowedRps(outcome.rpcData));
     else permit.recordFailure(outcome.cause, outcome, latencyMs);
     call.attempts.push({
       endpointId,

@@ -35,6 +35,7 @@ import { EndpointHealth } from '../parts/endpoint-health.js';
 import { FleetWiring } from '../parts/fleet-wiring.js';
 import { createPermitHost, roleStateReporter, type OutcomeReporter } from '../parts/permit-host.js';
 import { PoolHealth } from '../parts/pool-health.js';
+import { rateAutopilotReporter } from '../parts/rate-autopilot.js';
 import { createOriginRequests, type OriginRequests } from '../parts/origin-requests.js';
 import { PoolSubscriptions, wsUrlsOf } from '../parts/subscriptions.js';
 import { createBatchSizes, runBatch, type BatchSizes } from '../pipeline/batch-request.js';
@@ -164,6 +165,8 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
       },
     });
   }
+  const autopilot = rateAutopilotReporter(roles, clock, events);
+  if (autopilot !== undefined) reporters.push(autopilot);
   reporters.push(roleStateReporter(clock, events, fleet === undefined ? undefined : (role, cooldownMs) => fleet.cooldownStarted(role, cooldownMs)));
   const permitHost = createPermitHost(reporters, clock, (kind) => admission.drain(kind));
   admission.reportTo(permitHost);
