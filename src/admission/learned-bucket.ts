@@ -9,6 +9,7 @@ import {
   afterRateLimit,
   DEMAND_WINDOW_MS,
   initialLearnedRate,
+  PRESSING_UTILISATION,
   type LearnedRateReason,
   type LearnedRateSettings,
   type LearnedRateState,
@@ -35,6 +36,7 @@ export class LearnedBucket implements AdmissionBucket {
   private succeeded = 0;
   /** Answers accepted in the last whole window, and its length in ms: the accepted rate a decrease is held to. */
   private lastSucceeded = 0;
+  private lastAdmitted = 0;
   private lastWindowMs = 0;
   /** Set by the autopilot part; none while nobody listens. */
   listener: LearnedRateListener | undefined;
@@ -70,6 +72,7 @@ export class LearnedBucket implements AdmissionBucket {
     const window = { windowMs: nowMs - this.windowStartMs, admitted: this.admitted, refused: this.refused, rateLimited: this.rateLimited };
     this.windowStartMs = nowMs;
     this.lastSucceeded = this.succeeded;
+    this.lastAdmitted = this.admitted;
     this.lastWindowMs = window.windowMs;
     this.succeeded = 0;
     this.admitted = 0;
@@ -99,10 +102,17 @@ export class LearnedBucket implements AdmissionBucket {
     this.move(afterRateLimit(this.state, nowMs, hint, this.acceptedRps(nowMs), this.settings), reason, nowMs);
   }
 
-  /** Answers accepted per second over the current and the last window (undefined before a whole window passed). */
+  /**
+   * Answers accepted per second over the current and the last window — only while the role
+   * sent at about its learned rate: below it, the accepted rate says nothing of the limit
+   * (undefined then, and before a whole window passed).
+   */
   private acceptedRps(nowMs: number): number | undefined {
+    if (this.lastWindowMs === 0) return undefined;
     const spanMs = this.lastWindowMs + (nowMs - this.windowStartMs);
-    return this.lastWindowMs === 0 ? undefined : ((this.lastSucceeded + this.succeeded) * 1000) / spanMs;
+    const sentRps = ((this.lastAdmitted + this.admitted) * 1000) / spanMs;
+    if (sentRps < PRESSING_UTILISATION * this.state.rateRps) return undefined;
+    return ((this.lastSucceeded + this.succeeded) * 1000) / spanMs;
   }
 
   available(nowMs: number): number {
