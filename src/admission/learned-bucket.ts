@@ -33,10 +33,9 @@ export class LearnedBucket implements AdmissionBucket {
   private admitted = 0;
   private refused = 0;
   private rateLimited = 0;
-  private succeeded = 0;
-  /** Answers accepted in the last whole window, and its length in ms: the accepted rate a decrease is held to. */
-  private lastSucceeded = 0;
+  /** The last whole window's counts and length in ms: with the current one, the accepted rate a decrease is held to. */
   private lastAdmitted = 0;
+  private lastRateLimited = 0;
   private lastWindowMs = 0;
   /** Set by the autopilot part; none while nobody listens. */
   listener: LearnedRateListener | undefined;
@@ -71,10 +70,9 @@ export class LearnedBucket implements AdmissionBucket {
   private endWindow(nowMs: number): void {
     const window = { windowMs: nowMs - this.windowStartMs, admitted: this.admitted, refused: this.refused, rateLimited: this.rateLimited };
     this.windowStartMs = nowMs;
-    this.lastSucceeded = this.succeeded;
     this.lastAdmitted = this.admitted;
+    this.lastRateLimited = this.rateLimited;
     this.lastWindowMs = window.windowMs;
-    this.succeeded = 0;
     this.admitted = 0;
     this.refused = 0;
     this.rateLimited = 0;
@@ -89,11 +87,6 @@ export class LearnedBucket implements AdmissionBucket {
     this.listener?.(from, next.rateRps, reason, nowMs);
   }
 
-  /** An answer the provider accepted (any success on this role). */
-  onSuccess(): void {
-    this.succeeded++;
-  }
-
   /** A rate limit reported for this role at `nowMs` (with what the provider said). */
   onRateLimited(nowMs: number, hint: RateLimitHint): void {
     this.refill(nowMs);
@@ -103,16 +96,17 @@ export class LearnedBucket implements AdmissionBucket {
   }
 
   /**
-   * Answers accepted per second over the current and the last window — only while the role
-   * sent at about its learned rate: below it, the accepted rate says nothing of the limit
-   * (undefined then, and before a whole window passed).
+   * Requests the provider did not refuse, per second, over the current and the last window
+   * (sent less rate-limited: counted here, so successes cost the everyday path nothing) —
+   * only while the role sent at about its learned rate: below it, the accepted rate says
+   * nothing of the limit (undefined then, and before a whole window passed).
    */
   private acceptedRps(nowMs: number): number | undefined {
     if (this.lastWindowMs === 0) return undefined;
     const spanMs = this.lastWindowMs + (nowMs - this.windowStartMs);
-    const sentRps = ((this.lastAdmitted + this.admitted) * 1000) / spanMs;
-    if (sentRps < PRESSING_UTILISATION * this.state.rateRps) return undefined;
-    return ((this.lastSucceeded + this.succeeded) * 1000) / spanMs;
+    const sent = this.lastAdmitted + this.admitted;
+    if ((sent * 1000) / spanMs < PRESSING_UTILISATION * this.state.rateRps) return undefined;
+    return (Math.max(0, sent - this.lastRateLimited - this.rateLimited) * 1000) / spanMs;
   }
 
   available(nowMs: number): number {

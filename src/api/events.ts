@@ -38,7 +38,7 @@ export interface RateLimitedEvent extends EventBase {
 export interface RateLearnedEvent extends EventBase {
   readonly endpointId: string;
   readonly kind: RequestKind;
-  /** Requests per second before and after. */
+  /** Requests per second before and after; `fromRps` is `Infinity` when a role with no limit starts learning (its first rate limit). */
   readonly fromRps: number;
   readonly toRps: number;
   readonly reason: LearnedRateReason;

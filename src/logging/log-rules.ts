@@ -23,7 +23,7 @@ export interface LogMemory {
 type Rule<E extends PoolEventName> = (event: PoolEventMap[E], memory: LogMemory) => LogEntry | undefined;
 
 const entry = (level: LogLevel, message: string, fields: Record<string, unknown>): LogEntry => ({ level, message: `sturdy-rpc: ${message}`, fields });
-const rps = (value: number) => (Math.round(value * 10) / 10).toString();
+const rps = (value: number) => (Number.isFinite(value) ? (Math.round(value * 10) / 10).toString() : 'unlimited');
 const ms = (value: number | undefined) => `${Math.round(value ?? 0)} ms`;
 
 /** Per event, the line it becomes (undefined: not logged). Events absent here are never logged (attempts, hedges, 429s: per call). */

@@ -165,8 +165,7 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
       },
     });
   }
-  const autopilot = rateAutopilotReporter(roles, clock, events);
-  if (autopilot !== undefined) reporters.push(autopilot);
+  reporters.push(rateAutopilotReporter(roles, clock, events));
   reporters.push(roleStateReporter(clock, events, fleet === undefined ? undefined : (role, cooldownMs) => fleet.cooldownStarted(role, cooldownMs)));
   const permitHost = createPermitHost(reporters, clock, (kind) => admission.drain(kind));
   admission.reportTo(permitHost);

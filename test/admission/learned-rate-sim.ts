@@ -45,8 +45,7 @@ export function createSimulation(settings: LearnedRateSettings = DEFAULT_LEARNED
           now += 1;
           while (answers.length > 0 && answers[0]!.atMs <= now) {
             const answer = answers.shift()!;
-            if (answer.ok) bucket.onSuccess();
-            else bucket.onRateLimited(now, {});
+            if (!answer.ok) bucket.onRateLimited(now, {});
           }
           backlog = Math.min(backlog + demandRps / 1000, demandRps);
           // Bounded: at most the backlog's whole requests per millisecond.

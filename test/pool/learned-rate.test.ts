@@ -57,6 +57,32 @@ describe("requestsPerSecond: 'auto'", () => {
     await t.pool.close();
   });
 
+  it('a role with no rate is never throttled until its provider refuses it, then learns from the rate it was answered at', async () => {
+    const t = createTestPool([endpoint('a')], { retry: { maxRetries: 0 }, coalesce: false });
+    const events: RateLearnedEvent[] = [];
+    t.pool.on('rate-learned', (event) => events.push(event));
+    // 200 calls at once: no limit, all sent now.
+    await Promise.all(Array.from({ length: 200 }, () => t.pool.request('getSlot', [])));
+    expect(t.executor.countFor('a')).toBe(200);
+    expect(readRole(t.pool).learnedRequestsPerSecond).toBeUndefined();
+    await t.clock.advance(4_000);
+    // A 429 that names no delay: learning starts at the rate answered so far (200 over 4 s).
+    t.executor.script('a', plain429, (request) => ok(1, idOf(request)));
+    await t.pool.request('getSlot', []).catch(() => undefined);
+    expect(events).toEqual([{ atMs: 4_000, endpointId: 'a', kind: 'read', fromRps: Number.POSITIVE_INFINITY, toRps: 50, reason: 'rate-limited' }]);
+    expect(readRole(t.pool).learnedRequestsPerSecond).toBe(50);
+    await t.pool.close();
+  });
+
+  it('a role with no rate keeps no limit after a rate limit that names its delay (the cooldown paces it)', async () => {
+    const t = createTestPool([endpoint('a')], { retry: { maxRetries: 0 } });
+    t.executor.script('a', infura429({ backoff_seconds: 2 }), (request) => ok(1, idOf(request)));
+    await t.pool.request('getSlot', []).catch(() => undefined);
+    expect(readRole(t.pool).learnedRequestsPerSecond).toBeUndefined();
+    expect(readRole(t.pool).tokens).toBeUndefined();
+    await t.pool.close();
+  });
+
   it('a fixed rate and no rate learn nothing', async () => {
     const t = createTestPool([endpoint('a', { requestsPerSecond: 5 }), endpoint('b')]);
     expect(t.pool.snapshot().roles.map((role) => role.learnedRequestsPerSecond)).toEqual([undefined, undefined, undefined, undefined]);
