@@ -24,12 +24,13 @@ export interface RoleSettings {
   /** Priority tier; 0 is the most preferred. Lower tiers are used only when higher ones cannot admit. @default 0 */
   readonly tier?: number;
   /**
-   * Token-bucket refill rate. No value means no rate limit. Unit: requests per second.
+   * Token-bucket refill rate. Unit: requests per second. No value means no rate limit until
+   * the provider refuses the role without naming a delay: from then on it is learned.
    * `'auto'` (or `{ auto: { min, max, start } }`) learns it (README "Learned rates"): lower
    * on each rate limit that names no delay, higher only while demand presses on the learned
    * rate; the provider's hints (`Retry-After`, `backoff_seconds`, Infura's `allowed_rps`)
    * win. The burst of an `'auto'` role is one second of its learned rate.
-   * @default none (no rate limit)
+   * @default none (no rate limit until a rate limit without delay; then learned)
    */
   readonly requestsPerSecond?: number | 'auto' | { readonly auto: LearnedRateOptions };
   /** Token-bucket capacity (≥ 1); not with `requestsPerSecond: 'auto'`. @default one second of `requestsPerSecond` (at least 1) */
