@@ -26,7 +26,10 @@ const rateSchema = z.custom<number | 'auto' | { auto: z.infer<typeof learnedRate
       if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: issue.path } as never);
       return;
     }
-    if (typeof value !== 'number' || !Number.isFinite(value) || !(value > 0)) ctx.addIssue({ code: 'custom', message: "must be a number > 0, 'auto' or { auto: { min?, max?, start? } }" });
+    // A number keeps the messages of a plain rate.
+    if (typeof value !== 'number') ctx.addIssue({ code: 'custom', message: "must be a number > 0, 'auto' or { auto: { min?, max?, start? } }" });
+    else if (!Number.isFinite(value)) ctx.addIssue({ code: 'custom', message: 'must be a number' });
+    else if (!(value > 0)) ctx.addIssue({ code: 'custom', message: 'must be > 0' });
   }),
 );
 

@@ -91,7 +91,8 @@ describe("requestsPerSecond: 'auto'", () => {
 
   it.each([
     [{ requestsPerSecond: 'fast' }, "endpoints[0].requestsPerSecond: must be a number > 0, 'auto' or { auto: { min?, max?, start? } }"],
-    [{ requestsPerSecond: -1 }, "endpoints[0].requestsPerSecond: must be a number > 0, 'auto' or { auto: { min?, max?, start? } }"],
+    [{ requestsPerSecond: -1 }, 'endpoints[0].requestsPerSecond: must be > 0'],
+    [{ requestsPerSecond: Number.NaN }, 'endpoints[0].requestsPerSecond: must be a number'],
     [{ requestsPerSecond: { auto: { min: 10, max: 5 } } }, 'endpoints[0].requestsPerSecond.auto: min must be <= max'],
     [{ requestsPerSecond: { auto: { start: 0 } } }, 'endpoints[0].requestsPerSecond.auto.start: must be > 0'],
     [{ requestsPerSecond: { auto: { speed: 1 } } }, 'endpoints[0].requestsPerSecond.auto: unknown option (speed)'],
