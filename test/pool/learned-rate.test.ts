@@ -57,6 +57,23 @@ describe("requestsPerSecond: 'auto'", () => {
     await t.pool.close();
   });
 
+  it('a 429 with a limit and its window in the headers sets the learned rate; X-RateLimit-Remaining 0 with a reset is a delay', async () => {
+    const t = createTestPool([endpoint('a', { requestsPerSecond: 'auto' })], { retry: { maxRetries: 0 } });
+    t.executor.script(
+      'a',
+      { type: 'response', status: 429, headers: { 'ratelimit-limit': '30;w=2' }, body: 'slow down' },
+      { type: 'response', status: 429, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '4' }, body: 'slow down' },
+      (request) => ok(1, idOf(request)),
+    );
+    await t.pool.request('getSlot', []).catch(() => undefined);
+    expect(readRole(t.pool).learnedRequestsPerSecond).toBe(15);
+    await t.clock.advance(1_000);
+    await t.pool.request('getSlot', []).catch(() => undefined);
+    expect(readRole(t.pool).learnedRequestsPerSecond).toBe(15);
+    expect(readRole(t.pool).cooldownRemainingMs).toBe(4_000);
+    await t.pool.close();
+  });
+
   it('a role with no rate is never throttled until its provider refuses it, then learns from the rate it was answered at', async () => {
     const t = createTestPool([endpoint('a')], { retry: { maxRetries: 0 }, coalesce: false });
     const events: RateLearnedEvent[] = [];
