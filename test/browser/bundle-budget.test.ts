@@ -24,11 +24,12 @@ import { packAndInstall, type PackedPackage } from '../helpers/packed-package.js
  * 80 KiB (initial load) when the browser build dropped the public-suffix list, the schemas
  * moved to zod/mini and the subscription manager became on-demand; 82 KiB whole and 76 KiB
  * initial when `getBalance` could be imported without the client (measured: Solana 80.0 / 73.8,
- * EVM 79.0 / 72.7; through the full clients 86.4 / 80.2 and 84.8 / 78.6). Exceeding a budget
- * fails this test.
+ * EVM 79.0 / 72.7; through the full clients 86.4 / 80.2 and 84.8 / 78.6); 84 KiB whole and 77 KiB initial when
+ * learned rates (issue 30: the learned bucket, its decisions, the provider's rate-limit headers)
+ * took the Solana page to 82.5 / 76.1 KiB. Exceeding a budget fails this test.
  */
-const WHOLE_BUDGET_BYTES = 82 * 1024;
-const GZIP_BUDGET_BYTES = 76 * 1024;
+const WHOLE_BUDGET_BYTES = 84 * 1024;
+const GZIP_BUDGET_BYTES = 77 * 1024;
 
 const HOOK_TIMEOUT_MS = 240_000;
 
