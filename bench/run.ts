@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark side by side in one run. Never part of `npm test`.
  * Pass `--json <file>` to also write the raw results, `--quick` for short runs (CI smoke),
- * `--only <section,…>` (admission, selection, json, integrity, peers, everyday, session, heap, faults, slow-node, bundle, health, observability, batching, subscriptions, fleet) for a focused run,
+ * `--only <section,…>` (admission, selection, json, integrity, peers, everyday, session, heap, faults, slow-node, bundle, health, observability, batching, subscriptions, fleet, learned-rate) for a focused run,
  * `--rounds <n>` for more throughput rounds (the median ratio to raw undici steadies with more).
  */
 import { writeFileSync } from 'node:fs';
@@ -16,6 +16,7 @@ import { benchFleet } from './fleet.bench.js';
 import { benchHeap } from './heap.bench.js';
 import { benchIntegrity } from './integrity.bench.js';
 import { benchJson } from './json.bench.js';
+import { benchLearnedRate } from './learned-rate.bench.js';
 import { benchObservability } from './observability.bench.js';
 import { benchPeers } from './peers.bench.js';
 import { benchSelection } from './selection.bench.js';
@@ -98,6 +99,9 @@ await section('subscriptions', 'WebSocket subscriptions (throughput vs raw ws, s
 );
 await section('fleet', 'Fleet mode on Redis: per-call overhead, and the server-observed rate against the quota', () =>
   benchFleet({ durationMs: quick ? 400 : 800, rounds: quick ? 3 : Math.max(5, rounds), quota: 200, quotaRunMs: quick ? 2_500 : 4_000 }),
+);
+await section('learned-rate', "Learned rates: a hidden 37 req/s limit with a fixed guess too high, too low and 'auto'; the everyday cost of an 'auto' role", () =>
+  benchLearnedRate(quick ? { scenarioMs: 6_000, durationMs: 300, rounds: 2 } : { scenarioMs: 15_000, durationMs: 1_000, rounds: Math.max(4, rounds) }),
 );
 
 if (jsonPath) writeFileSync(jsonPath, JSON.stringify(results, null, 2));

@@ -24,6 +24,7 @@ export type {
   SuccessEvent,
   FailureEvent,
   RateLimitedEvent,
+  RateLearnedEvent,
   CooldownEvent,
   BreakerEvent,
   ReshapeEvent,
@@ -58,6 +59,7 @@ export type {
   HttpTransportPoolOptions,
   EndpointConfig,
   RoleSettings,
+  LearnedRateOptions,
   RetrySettings,
   ConcentrationSettings,
   MethodClassification,
@@ -81,6 +83,7 @@ export { classifyMethod } from './jsonrpc/method-table.js';
 export { parseJsonExact, stringifyJson } from './jsonrpc/exact-json.js';
 export { TokenBucket, type AdmissionBucket } from './admission/token-bucket.js';
 export type { Availability } from './admission/role-state.js';
+export type { LearnedRateReason } from './admission/learned-rate.js';
 export { systemClock, systemRandom, createSeededRandom, type Clock, type Random, type TimerHandle, type TimerOptions } from './clock.js';
 export type { HttpExecutor, ExecuteRequest, ExecutorTarget, RawOutcome, ExecutorErrorKind } from './http/executor.js';
 export type { Cancellation } from './http/attempt-abort.js';

@@ -6,7 +6,8 @@ import type { FailureCause, RequestKind } from '../retry/causes.js';
 export interface PermitHost {
   onSuccess(role: RoleState, latencyMs: number): void;
   onFailure(role: RoleState, cause: FailureCause, failure: ClassifiedFailure | undefined, elapsedMs?: number): void;
-  onRateLimited(role: RoleState, providerDelayMs: number | undefined): void;
+  /** `allowedRps`: the rate the provider said it allows (Infura's `allowed_rps`), in requests per second. */
+  onRateLimited(role: RoleState, providerDelayMs: number | undefined, allowedRps?: number): void;
   /** `reported`: an outcome was recorded (the endpoint answered or failed); false for a cancelled hedge loser or an unused permit. */
   onRelease(role: RoleState, reported: boolean): void;
 }
@@ -66,9 +67,12 @@ export class HttpRequestPermit implements Disposable {
     if (this.#claimReport()) this.#host.onFailure(this.#role, cause, failure, elapsedMs);
   }
 
-  /** Records a rate limit: the role cools down for `max(pause, min(providerDelayMs, 60 s))`. */
-  recordRateLimited(providerDelayMs?: number): void {
-    if (this.#claimReport()) this.#host.onRateLimited(this.#role, providerDelayMs);
+  /**
+   * Records a rate limit: the role cools down for `max(pause, min(providerDelayMs, 60 s))`;
+   * `allowedRps`, the rate the provider said it allows, sets a learned rate.
+   */
+  recordRateLimited(providerDelayMs?: number, allowedRps?: number): void {
+    if (this.#claimReport()) this.#host.onRateLimited(this.#role, providerDelayMs, allowedRps);
   }
 
   /** Returns the concurrency permit and wakes waiting calls. Safe to call more than once. */

@@ -5,6 +5,7 @@ import { MAX_PROVIDER_DELAY_MS } from '../retry/retry-after.js';
 import { DEFAULT_DECAY_MS } from '../balance/balance-settings.js';
 import { PeakEwma } from '../balance/peak-ewma.js';
 import { TokenBucket, type AdmissionBucket } from './token-bucket.js';
+import { LearnedBucket } from './learned-bucket.js';
 
 export type Availability = 'available' | 'degraded' | 'rate-limited';
 
@@ -96,9 +97,11 @@ export class RoleState {
       maxConnections: endpoint.originConnections,
     };
     this.bucket =
-      settings.requestsPerSecond === undefined || settings.burstCapacity === undefined
-        ? undefined
-        : new TokenBucket(settings.requestsPerSecond, settings.burstCapacity, nowMs);
+      settings.learnedRate !== undefined
+        ? new LearnedBucket(settings.learnedRate, 1, nowMs)
+        : settings.requestsPerSecond === undefined || settings.burstCapacity === undefined
+          ? undefined
+          : new TokenBucket(settings.requestsPerSecond, settings.burstCapacity, nowMs);
   }
 
   /** Moves the role to another reputation band, keeping its tier's band counts exact. */

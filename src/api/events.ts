@@ -1,5 +1,6 @@
 import type { DispatchState, FailureCause, RequestKind } from '../retry/causes.js';
 import type { SubscriptionEvent } from '../subscriptions/types.js';
+import type { LearnedRateReason } from '../admission/learned-rate.js';
 
 interface EventBase {
   /** Monotonic time of the event, in ms (the pool's clock). */
@@ -34,6 +35,15 @@ export interface RateLimitedEvent extends EventBase {
   readonly kind: RequestKind;
   readonly providerDelayMs: number | undefined;
   readonly cooldownMs: number;
+}
+/** A `requestsPerSecond: 'auto'` role's learned rate moved. */
+export interface RateLearnedEvent extends EventBase {
+  readonly endpointId: string;
+  readonly kind: RequestKind;
+  /** Requests per second before and after; `fromRps` is `Infinity` when a role with no limit starts learning (its first rate limit). */
+  readonly fromRps: number;
+  readonly toRps: number;
+  readonly reason: LearnedRateReason;
 }
 export interface CooldownEvent extends EventBase {
   readonly endpointId: string;
@@ -182,6 +192,7 @@ export interface PoolEventMap {
   success: SuccessEvent;
   failure: FailureEvent;
   'rate-limited': RateLimitedEvent;
+  'rate-learned': RateLearnedEvent;
   cooldown: CooldownEvent;
   breaker: BreakerEvent;
   reshape: ReshapeEvent;

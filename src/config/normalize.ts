@@ -5,6 +5,7 @@ import { TransportError, type ConfigIssue } from '../errors/transport-error.js';
 import type { RequestKind } from '../retry/causes.js';
 import { poolConfigSchema } from './schema.js';
 import type { HttpTransportPoolOptions, RoleSettings } from './types.js';
+import { DEFAULT_LEARNED_RATE, type LearnedRateSettings } from '../admission/learned-rate.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 export const DEFAULT_RATE_LIMIT_PAUSE_MS = 1_000;
@@ -18,8 +19,11 @@ export interface NormalizedRole {
   readonly endpointId: string;
   readonly kind: RequestKind;
   readonly tier: number;
+  /** A fixed rate (undefined for none, and for a learned one). */
   readonly requestsPerSecond: number | undefined;
   readonly burstCapacity: number | undefined;
+  /** `requestsPerSecond: 'auto'`: the learned rate's bounds (undefined for a fixed rate or none). */
+  readonly learnedRate: LearnedRateSettings | undefined;
   /** This role's own limit: its `roles.<kind>.maxConcurrentRequests`, never above the endpoint's. */
   readonly maxConcurrentRequests: number | undefined;
   readonly requestTimeoutMs: number;
@@ -88,21 +92,38 @@ function minDefined(a: number | undefined, b: number | undefined): number | unde
   return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }
 
-function resolveRole(endpointId: string, kind: RequestKind, base: RoleSettings, override: RoleSettings | undefined): NormalizedRole {
+/** `'auto'` or `{ auto: … }` as the learned rate's bounds; undefined for a fixed rate or none. */
+export function learnedRateOf(rate: RoleSettings['requestsPerSecond']): LearnedRateSettings | undefined {
+  if (rate === undefined || typeof rate === 'number') return undefined;
+  const auto = rate === 'auto' ? {} : rate.auto;
+  const minRps = auto.min ?? Math.min(DEFAULT_LEARNED_RATE.minRps, auto.max ?? Infinity);
+  const maxRps = auto.max ?? Math.max(DEFAULT_LEARNED_RATE.maxRps, minRps);
+  return { minRps, maxRps, startRps: Math.min(maxRps, Math.max(minRps, auto.start ?? DEFAULT_LEARNED_RATE.startRps)) };
+}
+
+function resolveRole(endpointId: string, kind: RequestKind, base: RoleSettings, override: RoleSettings | undefined, issues: ConfigIssue[], path: string): NormalizedRole {
   const pick = <K extends keyof RoleSettings>(key: K): RoleSettings[K] => override?.[key] ?? base[key];
-  const requestsPerSecond = pick('requestsPerSecond');
+  const rate = pick('requestsPerSecond');
+  const learnedRate = learnedRateOf(rate);
+  const requestsPerSecond = typeof rate === 'number' ? rate : undefined;
   // A role that sets its own rate gets its own default burst, not the endpoint's.
   const burstCapacity = override?.requestsPerSecond !== undefined ? override.burstCapacity : pick('burstCapacity');
+  if (learnedRate !== undefined && burstCapacity !== undefined && !issues.some((issue) => issue.path === `${path}.burstCapacity`)) {
+    // Silently ignoring it would hide a misread; a learned rate's burst follows the rate.
+    issues.push({ path: `${path}.burstCapacity`, message: "must not be set with requestsPerSecond 'auto' (its burst is one second of the learned rate)" });
+  }
   return {
     endpointId,
     kind,
     tier: pick('tier') ?? 0,
     requestsPerSecond,
+    learnedRate,
     // One second of RPS, but never below one token, so a 0.5 RPS role can still admit.
     burstCapacity: requestsPerSecond === undefined ? undefined : (burstCapacity ?? Math.max(1, requestsPerSecond)),
     maxConcurrentRequests: minDefined(override?.maxConcurrentRequests, base.maxConcurrentRequests),
     requestTimeoutMs: pick('requestTimeoutMs') ?? DEFAULT_REQUEST_TIMEOUT_MS,
-    pauseAfterRateLimitMs: pick('pauseAfterRateLimitMs') ?? DEFAULT_RATE_LIMIT_PAUSE_MS,
+    // A learned rate answers a rate limit by lowering itself; a pause on top would cost a second of traffic per 429.
+    pauseAfterRateLimitMs: pick('pauseAfterRateLimitMs') ?? (learnedRate === undefined ? DEFAULT_RATE_LIMIT_PAUSE_MS : 0),
   };
 }
 
@@ -138,7 +159,10 @@ export function normalizeEndpoints(options: HttpTransportPoolOptions): Normalize
         issues.push({ path: `endpoints[${index}].roles.${kind}`, message: `kind '${kind}' is not in endpoints[${index}].kinds` });
       }
     }
-    const roles = [...new Set(kinds)].map((kind) => resolveRole(id, kind, endpoint, endpoint.roles?.[kind]));
+    const roles = [...new Set(kinds)].map((kind) => {
+      const override = endpoint.roles?.[kind];
+      return resolveRole(id, kind, endpoint, override, issues, override?.burstCapacity !== undefined ? `endpoints[${index}].roles.${kind}` : `endpoints[${index}]`);
+    });
     return {
       id,
       index,

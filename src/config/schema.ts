@@ -13,10 +13,30 @@ const positive = (what = 'must be > 0') => z.number({ error: 'must be a number' 
 const nonNegative = () => z.number({ error: 'must be a number' }).check(z.nonnegative('must be >= 0'));
 const positiveInt = () => z.number({ error: 'must be a number' }).check(z.int('must be an integer'), z.positive('must be > 0'));
 
+const learnedRateSchema = z
+  .strictObject({ min: z.optional(positive()), max: z.optional(positive()), start: z.optional(positive()) })
+  .check(z.refine((value) => value.min === undefined || value.max === undefined || value.min <= value.max, { message: 'min must be <= max' }));
+
+/** A rate, `'auto'` or `{ auto: { min?, max?, start? } }`, checked field by field so a bad bound is named. */
+const rateSchema = z.custom<number | 'auto' | { auto: z.infer<typeof learnedRateSchema> }>().check(
+  z.superRefine((value, ctx) => {
+    if (value === 'auto') return;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      const parsed = z.strictObject({ auto: learnedRateSchema }).safeParse(value, ENGLISH_MESSAGES);
+      if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: issue.path } as never);
+      return;
+    }
+    // A number keeps the messages of a plain rate.
+    if (typeof value !== 'number') ctx.addIssue({ code: 'custom', message: "must be a number > 0, 'auto' or { auto: { min?, max?, start? } }" });
+    else if (!Number.isFinite(value)) ctx.addIssue({ code: 'custom', message: 'must be a number' });
+    else if (!(value > 0)) ctx.addIssue({ code: 'custom', message: 'must be > 0' });
+  }),
+);
+
 /** Admission settings of one role (one endpoint serving one request kind). */
 export const roleSettingsSchema = z.strictObject({
   tier: z.optional(z.number().check(z.int('must be an integer'), z.nonnegative('must be >= 0'))),
-  requestsPerSecond: z.optional(positive()),
+  requestsPerSecond: z.optional(rateSchema),
   burstCapacity: z.optional(z.number().check(z.minimum(1, 'must be >= 1'))),
   maxConcurrentRequests: z.optional(positiveInt()),
   requestTimeoutMs: z.optional(positive()),

@@ -10,13 +10,31 @@ import type { MicroBatchSettings } from '../batch/types.js';
 import type { RequestKind, RetryClass } from '../retry/causes.js';
 import type { SubscriptionSettings } from '../subscriptions/types.js';
 
+/** Bounds and start of a learned rate (`requestsPerSecond: { auto: … }`), in requests per second. */
+export interface LearnedRateOptions {
+  /** The floor: the learned rate never goes below it. Unit: requests per second. @default 1 */
+  readonly min?: number;
+  /** The ceiling: the learned rate never goes above it. Unit: requests per second. @default 10000 */
+  readonly max?: number;
+  /** Where learning starts (clamped into `[min, max]`). Unit: requests per second. @default 20 */
+  readonly start?: number;
+}
+
 /** Admission settings of a role: one endpoint serving one request kind. */
 export interface RoleSettings {
   /** Priority tier; 0 is the most preferred. Lower tiers are used only when higher ones cannot admit. @default 0 */
   readonly tier?: number;
-  /** Token-bucket refill rate. No value means no rate limit. Unit: requests per second. */
-  readonly requestsPerSecond?: number;
-  /** Token-bucket capacity (≥ 1). @default one second of `requestsPerSecond` (at least 1) */
+  /**
+   * Token-bucket refill rate. Unit: requests per second. No value means no rate limit until
+   * the provider refuses the role without naming a delay: from then on it is learned.
+   * `'auto'` (or `{ auto: { min, max, start } }`) learns it (README "Learned rates"): lower
+   * on each rate limit that names no delay, higher only while demand presses on the learned
+   * rate; the provider's hints (`Retry-After`, `backoff_seconds`, Infura's `allowed_rps`)
+   * win. The burst of an `'auto'` role is one second of its learned rate.
+   * @default none (no rate limit until a rate limit without delay; then learned)
+   */
+  readonly requestsPerSecond?: number | 'auto' | { readonly auto: LearnedRateOptions };
+  /** Token-bucket capacity (≥ 1); not with `requestsPerSecond: 'auto'`. @default one second of `requestsPerSecond` (at least 1) */
   readonly burstCapacity?: number;
   /** Concurrency permits. No value means unlimited. */
   readonly maxConcurrentRequests?: number;
@@ -24,7 +42,8 @@ export interface RoleSettings {
   readonly requestTimeoutMs?: number;
   /**
    * Minimum pause after a rate limit, in ms. The cooldown is
-   * `max(pauseAfterRateLimitMs, min(providerDelayMs, 60000))`. @default 1000
+   * `max(pauseAfterRateLimitMs, min(providerDelayMs, 60000))`. @default 1000; 0 for a
+   * `requestsPerSecond: 'auto'` role, whose learned rate answers a rate limit instead
    */
   readonly pauseAfterRateLimitMs?: number;
 }

@@ -13,6 +13,7 @@
  *   capability limits and cancellations never count against the host breaker.
  */
 import { parseRetryAfter } from '../retry/retry-after.js';
+import { rateLimitResetDelayMs } from './rate-limit-headers.js';
 import { parseResponseEnvelope, readResponseObject, type JsonRpcErrorObject, type ResponseEnvelope } from '../jsonrpc/envelope.js';
 import { stringifyJson } from '../jsonrpc/exact-json.js';
 import {
@@ -81,7 +82,8 @@ function classifyResponse(raw: RawResponse, ctx: ClassifyContext): ClassifiedOut
   const { status } = raw;
   if (status >= 200 && status < 300) return classifySuccessStatus(raw, ctx);
 
-  const headerDelayMs = parseRetryAfter(raw.headers['retry-after'], ctx.wallNowMs);
+  // Retry-After first; `X-RateLimit-Remaining: 0` with its reset is the same request in other words.
+  const headerDelayMs = parseRetryAfter(raw.headers['retry-after'], ctx.wallNowMs) ?? rateLimitResetDelayMs(raw.headers, ctx.wallNowMs);
   const envelope = parseResponseEnvelope(raw.body, ctx.id);
   const rpc = envelope.type === 'error' ? envelope.error : undefined;
   // The header wins; a JSON-RPC body may carry its own delay (Infura's `backoff_seconds`).
@@ -146,7 +148,7 @@ function classifyEnvelope(envelope: ResponseEnvelope, raw: RawResponse, element:
       }
       return { ok: true, dispatch: 'completed', status, result: envelope.result };
     case 'error':
-      return classifyRpcError(envelope.error, status, parseRetryAfter(raw.headers['retry-after'], ctx.wallNowMs), ctx);
+      return classifyRpcError(envelope.error, status, parseRetryAfter(raw.headers['retry-after'], ctx.wallNowMs) ?? rateLimitResetDelayMs(raw.headers, ctx.wallNowMs), ctx);
     case 'violation': {
       // Plain-text and odd-shaped bodies still say what happened ("invalid api key").
       if (envelope.reason === 'not-json' || envelope.reason === 'malformed-error') {

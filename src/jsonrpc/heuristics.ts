@@ -8,6 +8,7 @@
  * Solana's node-unhealthy; `-32000`/`-32603` are catch-alls). Bodies without a JSON-RPC
  * code (plain text, HTML) and ambiguous HTTP statuses (403, 503) are read by wording too.
  */
+import { rateLimitFieldsOf } from './provider-rate.js';
 import { clampProviderDelayMs, parseRetryAfter } from '../retry/retry-after.js';
 import type { JsonRpcErrorObject } from './envelope.js';
 
@@ -162,9 +163,11 @@ export function isCapabilityLimit(error: JsonRpcErrorObject): boolean {
 const DELAY_FIELDS = ['backoff_seconds', 'retry_after', 'retryAfter'] as const;
 
 function readDelayField(data: unknown): unknown {
-  if (!isRecord(data)) return undefined;
-  for (const field of DELAY_FIELDS) {
-    if (Object.hasOwn(data, field) && data[field] !== null && data[field] !== undefined) return data[field];
+  // Infura nests its fields under `rate` (`data.rate.backoff_seconds`) as often as not.
+  for (const fields of rateLimitFieldsOf(data)) {
+    for (const field of DELAY_FIELDS) {
+      if (Object.hasOwn(fields, field) && fields[field] !== null && fields[field] !== undefined) return fields[field];
+    }
   }
   return undefined;
 }

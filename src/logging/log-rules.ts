@@ -23,10 +23,20 @@ export interface LogMemory {
 type Rule<E extends PoolEventName> = (event: PoolEventMap[E], memory: LogMemory) => LogEntry | undefined;
 
 const entry = (level: LogLevel, message: string, fields: Record<string, unknown>): LogEntry => ({ level, message: `sturdy-rpc: ${message}`, fields });
+const rps = (value: number) => (Number.isFinite(value) ? (Math.round(value * 10) / 10).toString() : 'unlimited');
 const ms = (value: number | undefined) => `${Math.round(value ?? 0)} ms`;
 
 /** Per event, the line it becomes (undefined: not logged). Events absent here are never logged (attempts, hedges, 429s: per call). */
 export const LOG_RULES: { readonly [E in PoolEventName]?: Rule<E> } = {
+  'rate-learned': (e) =>
+    entry(e.reason === 'demand' ? 'debug' : 'info', `endpoint '${e.endpointId}' (${e.kind}) learned rate ${rps(e.fromRps)} -> ${rps(e.toRps)} req/s (${e.reason})`, {
+      event: 'rate-learned',
+      endpointId: e.endpointId,
+      kind: e.kind,
+      fromRps: e.fromRps,
+      toRps: e.toRps,
+      reason: e.reason,
+    }),
   cooldown: (e) =>
     e.phase === 'start'
       ? entry('warn', `endpoint '${e.endpointId}' (${e.kind}) paused for ${ms(e.durationMs)}`, { event: 'cooldown', endpointId: e.endpointId, kind: e.kind, phase: e.phase, durationMs: e.durationMs })

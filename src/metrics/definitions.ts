@@ -217,6 +217,12 @@ export const SNAPSHOT_GAUGES: readonly SnapshotGauge[] = [
     collect: (s, set) => s.roles.forEach((r) => r.tokens !== undefined && set(r.tokens, r.endpointId, r.kind)),
   },
   {
+    name: 'role_learned_requests_per_second',
+    help: "Rate learned for each requestsPerSecond 'auto' role now, in requests per second.",
+    labels: ['endpoint', 'kind'],
+    collect: (s, set) => s.roles.forEach((r) => r.learnedRequestsPerSecond !== undefined && set(r.learnedRequestsPerSecond, r.endpointId, r.kind)),
+  },
+  {
     name: 'role_cooldown_seconds',
     help: 'Remaining rate-limit cooldown of each role, in seconds (0 = admitting).',
     labels: ['endpoint', 'kind'],

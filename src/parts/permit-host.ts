@@ -15,7 +15,7 @@ import type { PoolEvents } from '../api/events.js';
 export interface OutcomeReporter {
   onSuccess?(role: RoleState, latencyMs: number): void;
   onFailure?(role: RoleState, cause: FailureCause, failure: ClassifiedFailure | undefined, elapsedMs: number | undefined): void;
-  onRateLimited?(role: RoleState, providerDelayMs: number | undefined): void;
+  onRateLimited?(role: RoleState, providerDelayMs: number | undefined, allowedRps: number | undefined): void;
 }
 
 /** Where a cooldown's start is also told (a fleet shares it). */
@@ -67,8 +67,8 @@ export function createPermitHost(reporters: readonly OutcomeReporter[], clock: C
     onFailure: (role, cause, failure, elapsedMs) => {
       for (let i = 0; i < failures.length; i++) failures[i]!(role, cause, failure, elapsedMs);
     },
-    onRateLimited: (role, providerDelayMs) => {
-      for (let i = 0; i < rateLimits.length; i++) rateLimits[i]!(role, providerDelayMs);
+    onRateLimited: (role, providerDelayMs, allowedRps) => {
+      for (let i = 0; i < rateLimits.length; i++) rateLimits[i]!(role, providerDelayMs, allowedRps);
     },
     onRelease: (role, reported) => {
       const endpointWasFull = role.load.max !== undefined && role.load.inFlight >= role.load.max;

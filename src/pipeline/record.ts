@@ -4,6 +4,8 @@
  * `parts/permit-host.ts`), to endpoint health (every answer: heads, archival lessons), to
  * the events, and to the call's exporters when it has any — then releases the permit.
  */
+import { providerAllowedRps } from '../jsonrpc/provider-rate.js';
+import { rateLimitAllowedRps } from '../http/rate-limit-headers.js';
 import { permitRole, type HttpRequestPermit } from '../admission/permit.js';
 import type { ClassifiedOutcome } from '../http/outcome.js';
 import { transportErrorOf, type AttemptResult, type CallContext, type LostAttempt, type RaceEntry } from './call-context.js';
@@ -11,6 +13,11 @@ import type { CallObservation } from './call-observer.js';
 import { AttemptControl, classifyExchange, prepareExchange, thrownOutcome } from './exchange.js';
 import type { RawOutcome } from '../http/executor.js';
 import type { PipelineHost } from './host.js';
+
+/** The rate a refusal says the provider allows: Infura's `allowed_rps` in the body, else a limit with its window in the headers. */
+function allowedRpsOf(rpcData: unknown, raw: RawOutcome): number | undefined {
+  return providerAllowedRps(rpcData) ?? (raw.type === 'response' ? rateLimitAllowedRps(raw.headers) : undefined);
+}
 
 /** One recorded attempt; in a hedge race (`entry`) it may come back `lost`. */
 export type RecordedAttempt = (
@@ -93,7 +100,7 @@ async function runAttempt(
       return { ok: true, result: outcome.result, endpointId };
     }
     if (entry?.lost) return { ok: false, lost: true, endpointId, role: permitRole(permit), latencyMs };
-    if (outcome.cause === 'rate-limited') permit.recordRateLimited(outcome.providerDelayMs);
+    if (outcome.cause === 'rate-limited') permit.recordRateLimited(outcome.providerDelayMs, allowedRpsOf(outcome.rpcData, raw));
     else permit.recordFailure(outcome.cause, outcome, latencyMs);
     call.attempts.push({
       endpointId,

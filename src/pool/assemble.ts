@@ -42,6 +42,7 @@ import { ReadCache } from '../parts/read-cache.js';
 import { resolveCacheSettings } from '../cache/cache-settings.js';
 import { createPermitHost, roleStateReporter, type OutcomeReporter } from '../parts/permit-host.js';
 import { PoolHealth } from '../parts/pool-health.js';
+import { rateAutopilotReporter } from '../parts/rate-autopilot.js';
 import { createOriginRequests, type OriginRequests } from '../parts/origin-requests.js';
 import { createSettledHashes } from '../parts/settled-hashes.js';
 import { PoolSubscriptions, wsUrlsOf } from '../parts/subscriptions.js';
@@ -178,6 +179,7 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
       },
     });
   }
+  reporters.push(rateAutopilotReporter(roles, clock, events));
   reporters.push(roleStateReporter(clock, events, fleet === undefined ? undefined : (role, cooldownMs) => fleet.cooldownStarted(role, cooldownMs)));
   const permitHost = createPermitHost(reporters, clock, (kind) => admission.drain(kind));
   admission.reportTo(permitHost);

@@ -1,5 +1,6 @@
 import type { CacheSnapshot } from '../cache/cache-snapshot.js';
 import type { Availability, RoleState } from '../admission/role-state.js';
+import { LearnedBucket } from '../admission/learned-bucket.js';
 import type { NormalizedEndpoint } from '../config/normalize.js';
 import type { RequestKind } from '../retry/causes.js';
 import type { SubscriptionEndpointSnapshot } from '../subscriptions/manager.js';
@@ -16,6 +17,8 @@ export interface RoleSnapshot {
   readonly availability: Availability;
   readonly requestsPerSecond: number | undefined;
   readonly burstCapacity: number | undefined;
+  /** The rate learned for a `requestsPerSecond: 'auto'` role now, in requests per second; undefined for a fixed rate or none. */
+  readonly learnedRequestsPerSecond?: number | undefined;
   /** Tokens in the bucket now (fractional); undefined without a rate limit. */
   readonly tokens: number | undefined;
   /** This role's own limit (`roles.<kind>.maxConcurrentRequests`, capped by the endpoint's). */
@@ -111,6 +114,7 @@ export function buildSnapshot(
         availability: role.availability,
         requestsPerSecond: role.settings.requestsPerSecond,
         burstCapacity: role.settings.burstCapacity,
+        learnedRequestsPerSecond: role.bucket instanceof LearnedBucket ? role.bucket.rateRps : undefined,
         tokens: role.bucket?.available(nowMs),
         maxConcurrentRequests: role.settings.maxConcurrentRequests,
         inFlight: role.inFlight,

@@ -78,6 +78,11 @@ describe('application errors keep their code whatever their words', () => {
 describe('provider rate-limit and auth answers are still recognised', () => {
   it.each([
     ['Infura 429 -32005 with backoff_seconds', answer(429, rpcBody(-32005, 'project ID request rate exceeded', { backoff_seconds: 30 })), 30_000],
+    [
+      "Infura 429 -32005 with its fields nested under rate (INFURA/infura#201)",
+      answer(429, rpcBody(-32005, 'project ID request rate exceeded', { rate: { allowed_rps: 50, backoff_seconds: 12, current_rps: 52.3 } })),
+      12_000,
+    ],
     ['Infura -32005 on HTTP 200', answer(200, rpcBody(-32005, 'project ID request rate exceeded', { backoff_seconds: 2 })), 2_000],
     ['QuickNode -32007 on HTTP 200 (a batch item)', answer(200, rpcBody(-32007, 'request limit reached - reduce calls per second or upgrade your account at quicknode.com')), undefined],
     ['QuickNode code 429 on HTTP 200', answer(200, rpcBody(429, 'Too Many Requests')), undefined],
