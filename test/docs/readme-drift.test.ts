@@ -45,6 +45,14 @@ describe('README drift', () => {
     expect(README).not.toContain('error.context.transactionHash');
   });
 
+  it('says which runtimes have a global WebSocket, and this Node agrees with it', () => {
+    const runtimes = README.slice(README.indexOf('- **Runtimes:**'), README.indexOf('- **See it:**'));
+    expect(runtimes).toMatch(/Node ≥ 22 have a global `WebSocket`/);
+    expect(runtimes).toMatch(/Node 20 .*has none: run `npm i ws` there/s);
+    const major = Number(process.versions.node.split('.')[0]);
+    expect(typeof (globalThis as { WebSocket?: unknown }).WebSocket).toBe(major >= 22 ? 'function' : major === 20 ? 'undefined' : typeof (globalThis as { WebSocket?: unknown }).WebSocket);
+  });
+
   it("states the demo's node count as the demo runs it", () => {
     const demoSource = readFileSync(`${ROOT}src/cli/demo.ts`, 'utf8');
     const faults = demoSource.slice(demoSource.indexOf('const FAULTS'), demoSource.indexOf('];', demoSource.indexOf('const FAULTS')));
