@@ -79,6 +79,14 @@ describe('the top view', () => {
     expect(lines[4]).toMatch(/ -$/);
   });
 
+  it("a lagging endpoint reads 'lagging' (admission skips it), not its role's 'available'", () => {
+    const lagging = endpoint('slow', { head: { value: 700n, lag: 300n, observedAgoMs: 10 }, health: 'lagging' });
+    const lines = renderTop(documentOf({ closed: false, kinds: [], subscriptions: [], endpoints: [endpoint('alpha'), lagging], roles: [role('alpha'), role('slow')] }, []));
+    expect(lines[3]).toMatch(/^alpha .* available /);
+    expect(lines[4]).toMatch(/^slow .* lagging /);
+    expect(lines[4]).not.toContain('available');
+  });
+
   it('bars round to the nearest cell and stay inside the width', () => {
     expect([shareBar(0, 4, 'ascii'), shareBar(0.5, 4, 'ascii'), shareBar(0.9, 4, 'ascii'), shareBar(1.2, 4, 'ascii'), shareBar(0.12, 4, 'unicode')]).toEqual(['....', '##..', '####', '####', '····']);
   });
