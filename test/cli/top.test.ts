@@ -123,6 +123,16 @@ describe('sturdy-rpc top (plain output)', () => {
     for (const line of lines) expect((JSON.parse(line) as StatusDocument).snapshot.endpoints.map((e) => e.endpointId)).toEqual(['only']);
   });
 
+  it('--demo --once prints a frame of the running demo: attempts counted, its six endpoints, not an empty first sample', async () => {
+    const result = await runCli(['top', '--demo', '--once', '--ascii', '--interval', '500'], 20_000);
+    expect(result.code, result.stderr).toBe(0);
+    const rows = result.stdout.split('\n');
+    const attempts = Number(/^sturdy-rpc top — 6 endpoints, (\d+) attempts in the last 10 s$/.exec(rows[0] ?? '')?.[1]);
+    expect(attempts).toBeGreaterThan(0);
+    expect(rows.find((r) => r.startsWith('wrong-chain '))).toMatch(/ excluded /);
+    expect(result.stdout).not.toMatch(/127\.0\.0\.1|http:\/\//);
+  }, 25_000);
+
   it('says so and exits 1 with --once when nothing serves the port; exits 2 without a target', async () => {
     const pool = createPool({ endpoints: [{ id: 'x', url: 'http://127.0.0.1:9/' }], executor: createScriptedExecutor() });
     const status = await pool.serveStatus();
