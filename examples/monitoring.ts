@@ -8,7 +8,7 @@
  *
  * Runs offline: three fixture servers on 127.0.0.1 — one healthy, one answering 503, one
  * rate-limiting above 5 requests per second. The failing node is addressed as `localhost`
- * so it gets a host breaker of its own (breakers are per hostname).
+ * (breakers are per host and port, so a port of its own would do too).
  *
  *   node --import tsx examples/monitoring.ts
  */

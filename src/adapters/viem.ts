@@ -10,6 +10,7 @@ import { TransportError } from '../errors/transport-error.js';
 import type { RpcRequester } from '../api/request-options.js';
 import type { PoolCallOptions } from './json-rpc-calls.js';
 import { PoolRpcError } from './rpc-error.js';
+import { withPoolShortMessages } from './viem-short-message.js';
 
 export { findTransportError, INVALID_PARAMS_RPC_CODE, POOL_FAILURE_RPC_CODE, PoolRpcError, type PoolFailureData } from './rpc-error.js';
 export type { PoolCallOptions } from './json-rpc-calls.js';
@@ -90,15 +91,18 @@ export interface SturdyTransportConfig<T> extends PoolCallOptions {
  *
  * Node errors become viem's `RpcError` subclasses by their code, as with `http()`. Pool
  * failures are viem `ProviderDisconnectedError`s (code 4900), which viem never retries, so an
- * ambiguous send is not resent even with `retryCount` raised; find the pool's error with
+ * ambiguous send is not resent even with `retryCount` raised; their `shortMessage` is the
+ * pool's code and reason (`AMBIGUOUS_DISPATCH (transactionHash 0x…): …`). Find the pool's error with
  * `findTransportError(error, 'AMBIGUOUS_DISPATCH')` (or `error.walk()`).
  */
 export function sturdyTransport<T>(pool: RpcRequester, config: SturdyTransportConfig<T>): T {
   const { custom, key = 'sturdy', name = 'sturdy-rpc pool', retryCount = 0, retryDelay, ...callOptions } = config;
-  return custom(createEip1193Provider(pool, callOptions), {
-    key,
-    name,
-    retryCount,
-    ...(retryDelay === undefined ? {} : { retryDelay }),
-  });
+  return withPoolShortMessages(
+    custom(createEip1193Provider(pool, callOptions), {
+      key,
+      name,
+      retryCount,
+      ...(retryDelay === undefined ? {} : { retryDelay }),
+    }),
+  );
 }

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { integerInRange, positiveNumber, type CliCommand } from './args.js';
 import { runDemo, type DemoReport } from './demo.js';
+import { progressWriter } from './demo-progress.js';
 import { formatTable } from './table.js';
 
 const HELP = `Usage: sturdy-rpc demo [options]
@@ -89,12 +90,14 @@ export const demoCommand: CliCommand = {
       strict: true,
       allowPositionals: false,
     });
+    // Progress on stderr (stdout stays the table or the JSON): in place on a terminal, else a line a second.
+    const progress = progressWriter((text) => process.stderr.write(text), process.stderr.isTTY === true);
     const report = await runDemo({
       durationMs: positiveNumber(values.duration, 'duration', 10) * 1000,
       seed: Math.floor(positiveNumber(values.seed, 'seed', 1)),
       concurrency: integerInRange(values.concurrency, 'concurrency', 16, 1, 1024),
-      ...(values.json || !process.stderr.isTTY ? {} : { progress: (line: string) => process.stderr.write(line) }),
-    });
+      progress: progress.report,
+    }).finally(progress.end);
     if (values.json) console.log(JSON.stringify(report, null, 2));
     else printDemo(report);
     return report.duplicateSends === 0 ? 0 : 1;

@@ -7,13 +7,16 @@ import { SOLANA_GENESIS_HASHES } from '../solana/clusters.js';
 import { startDemoNode, type DemoFault, type DemoNode, type SendLedger } from './demo-nodes.js';
 import { watchSlots, type DemoSubscriptionTally, type DemoSubscriptionTotals } from './demo-subscriptions.js';
 import { admissionStateOf } from './admission-state.js';
+import type { DemoProgress } from './demo-progress.js';
 
 export interface DemoOptions {
   readonly durationMs: number;
   readonly seed: number;
   readonly concurrency: number;
-  /** Writes a progress line (the CLI passes stderr; `--json` runs pass nothing). */
-  readonly progress?: (line: string) => void;
+  /** Told where the workload stands about every 100 ms while it runs (the CLI prints it on stderr). */
+  readonly progress?: (progress: DemoProgress) => void;
+  /** Called once the workload starts (`top --demo` samples only from then on). */
+  readonly onStart?: () => void;
   /** Ends the workload early (`top --demo` on q / Ctrl-C). */
   readonly signal?: AbortSignal;
   /** Called with the demo's pool before the workload starts (`top --demo` serves its status). */
@@ -218,21 +221,21 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
         lastCompletion = now;
       }
     };
+    const report = (elapsedMs: number, lagSlots: bigint | undefined) =>
+      options.progress?.({ elapsedMs, calls, succeeded, failed: calls - succeeded, sends, ambiguousSends, lagSlots: lagSlots === undefined ? undefined : Number(lagSlots) });
     const ticker = setInterval(() => {
       const elapsedMs = systemClock.now() - started;
       if (laggingNode) laggingNode.lagSlots = elapsedMs >= LAG_WINDOW[0] * options.durationMs && elapsedMs < LAG_WINDOW[1] * options.durationMs ? LAG_SLOTS : 0;
       silentNode?.ws?.setSilent(elapsedMs >= SILENT_WINDOW[0] * options.durationMs && elapsedMs < SILENT_WINDOW[1] * options.durationMs);
       sampleLag();
       const lag = laggingNode ? pool.snapshot().endpoints.find((e) => e.endpointId === laggingNode.name)?.head?.lag : undefined;
-      options.progress?.(
-        `\r${(elapsedMs / 1000).toFixed(1)} s  calls ${calls}  ok ${succeeded}  sends ${sends}  ambiguous ${ambiguousSends}  lagging node ${lag ?? '-'} slots behind   `,
-      );
+      report(elapsedMs, lag);
     }, 100);
+    options.onStart?.();
     try {
       await Promise.all(Array.from({ length: options.concurrency }, worker));
     } finally {
       clearInterval(ticker);
-      options.progress?.('\n');
     }
 
     sampleLag();

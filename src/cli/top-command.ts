@@ -102,16 +102,23 @@ export const topCommand: CliCommand = {
     if (values.demo) {
       let ready!: (url: string) => void;
       const served = new Promise<string>((resolve) => (ready = resolve));
+      let started!: () => void;
+      const workload = new Promise<void>((resolve) => (started = resolve));
       demo = runDemo({
         durationMs: durationMs ?? 24 * 3_600_000,
         seed: 1,
         concurrency: 16,
         signal: stop.signal,
         onPool: async (pool) => ready((await pool.serveStatus({ port: 0 })).url),
+        onStart: started,
       });
       demo.then(stopNow, stopNow);
       url = await Promise.race([served, demo.then(() => undefined)]);
       if (url === undefined) return 1;
+      // The first frame covers one interval of the workload: sampled earlier (before the chain
+      // checks and subscriptions are done) it would show 0 attempts and every score at 80.
+      await Promise.race([workload, demo]);
+      await sleep(systemClock, intervalMs, stop.signal).catch(() => undefined);
     }
 
     const out = process.stdout;

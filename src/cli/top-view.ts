@@ -24,9 +24,14 @@ export function shareBar(share: number, width: number, glyphs: 'unicode' | 'asci
   return full.repeat(filled) + empty.repeat(width - filled);
 }
 
-/** What an operator reads first: excluded, broken, benched, else the main role's availability. */
+/**
+ * What an operator reads first, in the order admission checks it: excluded (wrong chain),
+ * lagging (admission skips it for reads and sends until it catches up), broken, benched,
+ * else the main role's availability.
+ */
 function stateOf(endpoint: EndpointView, role: RoleView | undefined): string {
   if (endpoint.chain === 'wrong-chain') return 'excluded';
+  if (endpoint.health === 'lagging') return 'lagging';
   if (endpoint.breakerOpenRemainingMs > 0) return 'broken';
   if ((endpoint.reputation?.cooldownRemainingMs ?? 0) > 0) return 'benched';
   return role?.availability ?? 'idle';

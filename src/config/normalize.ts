@@ -1,6 +1,7 @@
 import type * as z from 'zod/mini';
 import { ENGLISH_MESSAGES } from './english-messages.js';
 import { operatorOf } from '../concentration/operators.js';
+import { breakerKeyOf } from './breaker-key.js';
 import { TransportError, type ConfigIssue } from '../errors/transport-error.js';
 import type { RequestKind } from '../retry/causes.js';
 import { poolConfigSchema } from './schema.js';
@@ -37,8 +38,8 @@ export interface NormalizedEndpoint {
   readonly url: string;
   /** Internal only, as secret as `url`: the configured WebSocket URL. */
   readonly wsUrl: string | undefined;
-  /** Internal only. */
-  readonly hostname: string;
+  /** Internal only: which host circuit breaker the endpoint is under (host and port, or its `operator`), see `breakerKeyOf`. */
+  readonly breakerKey: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly operator: string;
   /** Concurrency limit of the endpoint, shared by all its roles; undefined = unlimited. */
@@ -168,7 +169,7 @@ export function normalizeEndpoints(options: HttpTransportPoolOptions): Normalize
       index,
       url: endpoint.url,
       wsUrl: endpoint.wsUrl,
-      hostname: new URL(endpoint.url).hostname,
+      breakerKey: breakerKeyOf(endpoint.url, endpoint.operator),
       headers: endpoint.headers ?? {},
       operator,
       maxConcurrentRequests: endpoint.maxConcurrentRequests,

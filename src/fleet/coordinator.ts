@@ -11,6 +11,7 @@ import type { FleetBackend, FleetGrant } from './backend.js';
 import { runBounded } from './bounded-command.js';
 import { LeasedBucket } from './lease-bucket.js';
 import { MemberCount } from './member-count.js';
+import { notReadyVerdict } from './start-up.js';
 import { StoreJudge, type FleetFailure } from './store-judge.js';
 import type { FleetFact, FleetJoinOptions, FleetMembership, FleetMode, FleetPoolWiring, FleetStatus, PoolFleet } from './types.js';
 import { wireFleet } from '../parts/fleet-wiring.js';
@@ -25,6 +26,8 @@ export interface FleetCoordinatorSettings {
   readonly pollIntervalMs: number;
   readonly leaseMs: number;
   readonly expectedMembers: number;
+  /** How long from creation a client never yet ready counts as starting, not unreachable (`start-up.ts`). @default 0 */
+  readonly readyTimeoutMs?: number;
 }
 
 interface Joined {
@@ -52,11 +55,14 @@ export class FleetCoordinator implements PoolFleet {
   #pollTimer: TimerHandle | undefined;
   #heartbeatTimer: TimerHandle | undefined;
   #closed = false;
+  /** Until the store first answers (then -∞), and at most until this instant, a client not ready is starting. */
+  #startingUntilMs: number;
 
   constructor(backend: FleetBackend, settings: FleetCoordinatorSettings) {
     this.#backend = backend;
     this.#settings = settings;
     this.#members = new MemberCount(settings.expectedMembers, settings.heartbeatMs);
+    this.#startingUntilMs = settings.clock.now() + (settings.readyTimeoutMs ?? 0);
   }
 
   get memberId(): string {
@@ -221,18 +227,28 @@ export class FleetCoordinator implements PoolFleet {
   #command<T>(run: () => Promise<T>, write: boolean, settled?: () => void, late?: (value: T) => void): Promise<T | undefined> {
     if (!this.#backend.ready()) {
       settled?.();
-      this.#failed('unreachable');
+      this.#notReady();
       return Promise.resolve(undefined);
     }
     const sentAtMs = this.#settings.clock.now();
     return runBounded(this.#settings.clock, this.#settings.commandTimeoutMs, run, {
       answered: () => {
+        this.#startingUntilMs = Number.NEGATIVE_INFINITY;
         if (this.#judge.answered(this.#mode, write, sentAtMs)) this.#recover();
       },
       failed: (failure) => this.#failed(failure),
       ...(late ? { late } : {}),
       ...(settled ? { settled } : {}),
     });
+  }
+
+  /** The client is not `ready`: starting (no outage), or unreachable (`start-up.ts`). */
+  #notReady(): void {
+    const verdict = notReadyVerdict(this.#settings.clock.now(), this.#startingUntilMs, this.#mode, this.#reason);
+    if (verdict === 'starting') return this.#goLocal('starting');
+    if (verdict === 'unreachable') return this.#failed('unreachable');
+    this.#reason = 'unreachable';
+    for (const joined of this.#joined) joined.options.onStatus(this.status());
   }
 
   #failed(failure: FleetFailure): void {
@@ -257,7 +273,7 @@ export class FleetCoordinator implements PoolFleet {
   #recover(): void {
     if (this.#mode === 'shared' || this.#closed) return;
     this.#mode = 'shared';
-    this.#reason = 'recovered';
+    this.#reason = this.#reason === 'starting' ? 'ready' : 'recovered';
     this.#judge.reset();
     // The log may have been lost or trimmed while away: start it from now and recall the stored facts instead.
     this.#cursor = '';

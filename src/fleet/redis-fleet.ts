@@ -31,6 +31,13 @@ export interface CreateRedisFleetOptions {
    * process local; a client known to be disconnected turns it local at once. @default 50
    */
   readonly commandTimeoutMs?: number;
+  /**
+   * Longest wait for the client's first `ready`, in ms, counted from `createRedisFleet`: until
+   * then (a client still connecting) the process takes its local share under reason
+   * `starting` and turns shared (`ready`) once Redis answers — start-up is not an outage.
+   * Past it, a client that never became ready is `unreachable`. 0: no wait. @default 5000
+   */
+  readonly readyTimeoutMs?: number;
   /** Tokens per lease, as this many ms of the role's quota (at least 1 token, at most its burst). @default 100 */
   readonly leaseMs?: number;
   /** How often other processes' cooldowns, benches, breaker opens and chain verdicts are read, in ms (while local: how often a heartbeat probes whether Redis takes writes again). @default 50 */
@@ -68,6 +75,7 @@ const optionsSchema = z
       .string({ error: 'is required: a name for this deployment, so two deployments on one Redis never collide' })
       .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1–64 characters of A–Z a–z 0–9 . _ -'),
     commandTimeoutMs: positive(60_000).optional(),
+    readyTimeoutMs: z.number({ error: 'must be a number' }).finite('must be finite').min(0, 'must be >= 0').max(600_000, 'must be <= 600000').optional(),
     leaseMs: positive(60_000).optional(),
     pollIntervalMs: positive(60_000).optional(),
     heartbeatMs: positive(600_000).optional(),
@@ -96,6 +104,7 @@ export function createRedisFleet(options: CreateRedisFleetOptions): RedisFleet {
     pollIntervalMs: settings.pollIntervalMs ?? 50,
     leaseMs: settings.leaseMs ?? 100,
     expectedMembers: settings.expectedMembers ?? 4,
+    readyTimeoutMs: settings.readyTimeoutMs ?? 5_000,
   });
   return {
     namespace: settings.namespace,

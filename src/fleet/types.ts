@@ -46,8 +46,9 @@ export interface FleetStatus {
    */
   readonly members: number;
   /**
-   * Why the mode last changed: `started`, `recovered`, `unreachable` (the client is not
-   * connected), `timeout`, `auth` (NOAUTH, WRONGPASS, NOPERM), `refused` (Redis refuses writes:
+   * Why the mode last changed: `started`, `starting` (the client is not `ready` yet, within
+   * `readyTimeoutMs` of creation: the local share meanwhile, not an outage), `ready` (shared
+   * after starting), `recovered`, `unreachable` (the client is not connected), `timeout`, `auth` (NOAUTH, WRONGPASS, NOPERM), `refused` (Redis refuses writes:
    * OOM, READONLY, MISCONF), `error`, `closed`.
    */
   readonly reason: string;

@@ -45,6 +45,8 @@ export class EndpointHealth implements CandidateFilter {
   readonly #chainQuantity: HeadQuantity | undefined;
   /** When the last head adopted from the fleet was observed, per endpoint (-Infinity: never). */
   readonly #remoteAtMs: number[];
+  /** Per endpoint: its last attempt failed to connect or timed out, and no answer came since (its head says nothing now). */
+  readonly #unreached: boolean[] = [];
   #headSink: HeadSink | undefined;
   /** Heads older than this take no part in the tip (and, without probes, end a lag verdict). */
   readonly #staleAfterMs: number;
@@ -171,6 +173,7 @@ export class EndpointHealth implements CandidateFilter {
   /** Every answer of a call's attempt: heads (cheap: most answers carry none), archival lessons, node-unhealthy lag. */
   onAnswer(role: RoleState, method: string, params: readonly unknown[], historical: HistoricalRead | undefined, outcome: ClassifiedOutcome): void {
     const index = role.endpoint.index;
+    this.#unreached[index] = !outcome.ok && (outcome.cause === 'connection' || outcome.cause === 'timeout');
     if (outcome.ok) {
       const head = headOfAnswer(method, params, outcome.result);
       if (head !== undefined) this.#observe(index, head.quantity, head.raw, this.#clock.now());
@@ -224,7 +227,7 @@ export class EndpointHealth implements CandidateFilter {
     if (this.#heads.isLagging(index)) return 'lagging';
     const roles = this.#rolesOf[index]!;
     if (roles.length > 0 && roles.every((role) => role.disabled || role.chainPending || this.#inner.isExcluded(role, nowMs))) return 'out-of-rotation';
-    return this.#heads.record(index) === undefined || this.#heads.isAged(index) ? 'unknown' : 'fresh';
+    return this.#unreached[index] === true || this.#heads.record(index) === undefined || this.#heads.isAged(index) ? 'unknown' : 'fresh';
   }
 
   archivalOf(index: number, nowMs: number): ArchivalKnowledge {
@@ -249,6 +252,7 @@ export class EndpointHealth implements CandidateFilter {
 
   /** A head this process observed: into the head book, and to the sink (the fleet). */
   #observe(index: number, quantity: HeadQuantity, raw: number | bigint | string, nowMs: number): void {
+    this.#unreached[index] = false;
     const changes = this.#heads.observe(index, quantity, raw, nowMs);
     this.#apply(changes);
     if (this.#headSink !== undefined && isHeadValue(raw)) this.#headSink(index, quantity, raw, nowMs, changes.length > 0 && changes.some((change) => change.index === index));

@@ -127,9 +127,9 @@ export class FleetWiring implements FleetPoolWiring {
         this.#reputationOfKey.set(keyOf('reputation', reputation), reputation);
         facts.push({ topic: 'bench', key: keyOf('reputation', reputation) });
       }
-      const host = keyOf('host', endpoint.hostname);
+      const host = keyOf('host', endpoint.breakerKey);
       if (!this.#hostOfKey.has(host)) {
-        this.#hostOfKey.set(host, endpoint.hostname);
+        this.#hostOfKey.set(host, endpoint.breakerKey);
         facts.push({ topic: 'breaker', key: host });
       }
       if (context.heads !== undefined) {
@@ -231,7 +231,7 @@ export class FleetWiring implements FleetPoolWiring {
       case 'breaker': {
         const host = this.#hostOfKey.get(fact.key);
         if (host === undefined || !context.health.adoptBreakerOpen(host, untilMs, Number(fact.data['openCount']) || 1)) return;
-        endpointIds = context.endpoints.filter((e) => e.hostname === host).map((e) => e.id);
+        endpointIds = context.endpoints.filter((e) => e.breakerKey === host).map((e) => e.id);
         break;
       }
       case 'chain': {

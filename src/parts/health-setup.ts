@@ -63,8 +63,8 @@ export function eachKeyAndHost(keyOf: ReadonlyMap<string, ReputationKey>, roles:
       keys.add(key);
       perKey(role);
     }
-    if (!hosts.has(role.endpoint.hostname)) {
-      hosts.add(role.endpoint.hostname);
+    if (!hosts.has(role.endpoint.breakerKey)) {
+      hosts.add(role.endpoint.breakerKey);
       perHost(role);
     }
   }

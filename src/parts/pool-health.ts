@@ -66,7 +66,7 @@ export class PoolHealth implements CandidateFilter {
     for (const role of roles) {
       const key = this.health.keyOf.get(role.endpointId)!;
       push(this.rolesByKey, key, role);
-      push(this.rolesByHost, role.endpoint.hostname, role);
+      push(this.rolesByHost, role.endpoint.breakerKey, role);
       if (!this.firstRoleOf.has(role.endpointId)) this.firstRoleOf.set(role.endpointId, role);
     }
   }
@@ -128,7 +128,7 @@ export class PoolHealth implements CandidateFilter {
     if (!health) return;
     const now = this.clock.now();
     this.apply(role, now, health.tracker.record(health.keyOf.get(role.endpointId)!, { kind: 'success', latencyMs }, now));
-    this.applyBreaker(role, now, health.breaker.recordSuccess(role.endpoint.hostname, now));
+    this.applyBreaker(role, now, health.breaker.recordSuccess(role.endpoint.breakerKey, now));
   }
 
   recordFailure(role: RoleState, cause: FailureCause, failure: ClassifiedFailure | undefined): void {
@@ -139,7 +139,7 @@ export class PoolHealth implements CandidateFilter {
       ? { kind: failure.signal, protocolViolation: failure.protocolViolation }
       : { kind: SIGNAL_OF_CAUSE[cause] };
     this.apply(role, now, health.tracker.record(health.keyOf.get(role.endpointId)!, signal, now));
-    const host = role.endpoint.hostname;
+    const host = role.endpoint.breakerKey;
     const breakerFailure = failure ? failure.breakerFailure : BREAKER_CAUSES.has(cause);
     // A host that answered with a proper JSON-RPC error is alive: that counts as a success for the breaker.
     const hostAnswered = cause === 'rpc-application' || cause === 'capability';
@@ -159,7 +159,7 @@ export class PoolHealth implements CandidateFilter {
     const now = this.clock.now();
     const signal: ReputationSignal = failure ? { kind: failure.signal, isHealthCheck: true } : { kind: 'recovery', isHealthCheck: true };
     eachKeyAndHost(health.keyOf, roles, (role) => this.apply(role, now, health.tracker.record(health.keyOf.get(role.endpointId)!, signal, now)), (role) => {
-      if (!failure) this.applyBreaker(role, now, health.breaker.recordSuccess(role.endpoint.hostname, now));
+      if (!failure) this.applyBreaker(role, now, health.breaker.recordSuccess(role.endpoint.breakerKey, now));
     });
   }
 
@@ -172,14 +172,14 @@ export class PoolHealth implements CandidateFilter {
       health.keyOf,
       roles,
       (role) => this.apply(role, now, health.tracker.reinstate(health.keyOf.get(role.endpointId)!, now)),
-      (role) => this.applyBreaker(role, now, health.breaker.reset(role.endpoint.hostname, now)),
+      (role) => this.applyBreaker(role, now, health.breaker.reset(role.endpoint.breakerKey, now)),
     );
   }
 
   breakerRemainingMs(endpointId: string, nowMs: number): number {
     const role = this.firstRoleOf.get(endpointId);
     if (!this.health || !role) return 0;
-    return Math.max(0, (this.health.breaker.openUntil(role.endpoint.hostname, nowMs) ?? nowMs) - nowMs);
+    return Math.max(0, (this.health.breaker.openUntil(role.endpoint.breakerKey, nowMs) ?? nowMs) - nowMs);
   }
 
   reputationOf(endpointId: string, nowMs: number): EndpointReputationView | undefined {
@@ -237,7 +237,7 @@ export class PoolHealth implements CandidateFilter {
       return;
     }
     this.apply(role, nowMs, health.tracker.settle(health.keyOf.get(role.endpointId)!, nowMs));
-    this.applyBreaker(role, nowMs, health.breaker.settle(role.endpoint.hostname, nowMs));
+    this.applyBreaker(role, nowMs, health.breaker.settle(role.endpoint.breakerKey, nowMs));
   }
 
   private apply(role: RoleState, nowMs: number, changes: readonly ReputationChange[]): void {
@@ -263,9 +263,9 @@ export class PoolHealth implements CandidateFilter {
   }
 
   private applyBreaker(role: RoleState, nowMs: number, changes: readonly HostBreakerChange[]): void {
-    const onHost = this.rolesByHost.get(role.endpoint.hostname) ?? [role];
+    const onHost = this.rolesByHost.get(role.endpoint.breakerKey) ?? [role];
     for (const change of changes) {
-      if (change.type === 'open' && !this.adopting) this.fleet?.onBreakerOpen(role.endpoint.hostname, change.durationMs, change.openCount);
+      if (change.type === 'open' && !this.adopting) this.fleet?.onBreakerOpen(role.endpoint.breakerKey, change.durationMs, change.openCount);
       this.events.emit('breaker', {
         atMs: nowMs,
         endpointIds: [...new Set(onHost.map((r) => r.endpointId))],
@@ -284,7 +284,7 @@ export class PoolHealth implements CandidateFilter {
     const view = tracker.view(key, nowMs);
     role.setBand(bandRank(view.score, { good: tracker.config.bands.good, fair: tracker.config.bands.fair, eligible: tracker.config.eligibleScore }));
     const reputationUntil = view.cooldownRemainingMs > 0 ? nowMs + view.cooldownRemainingMs : 0;
-    const breakerUntil = breaker.openUntil(role.endpoint.hostname, nowMs) ?? 0;
+    const breakerUntil = breaker.openUntil(role.endpoint.breakerKey, nowMs) ?? 0;
     role.benchedUntilMs = Math.max(reputationUntil, breakerUntil);
     const next = tracker.nextTimeChangeMs(key, nowMs) ?? Number.POSITIVE_INFINITY;
     role.healthRefreshAtMs = Math.min(next, breakerUntil > nowMs ? breakerUntil : Number.POSITIVE_INFINITY);

@@ -48,7 +48,8 @@ export interface EndpointSnapshot {
    * `lagging`: further behind the reference tip than the sync allowance (out of reads and
    * sends); `out-of-rotation`: benched by reputation, behind an open host breaker, or not
    * (yet) on the expected chain; `fresh`: a head within the allowance; `unknown`: no head yet,
-   * or its head aged (the tip moved on by more than the allowance since; it is being probed).
+   * its head aged (the tip moved on by more than the allowance since; it is being probed), or
+   * its last attempt failed to connect or timed out (a dead node's last head says nothing).
    */
   readonly health: EndpointHealthState;
   /** Whether the node keeps history: declared (`archival`) or learned from answers. */

@@ -171,7 +171,7 @@ export type ReputationGranularity = ReputationConfig['granularity'];
 export type RateDetectorConfig = ReputationConfig['criticalRate'];
 export type StrikeConfig = ReputationConfig['strikes'];
 
-/** Host circuit breaker settings (per hostname). */
+/** Host circuit breaker settings (one breaker per host and port, or per `operator` when set). */
 export const hostBreakerConfigSchema = z.object({
   /** Length of one tumbling window (aligned to multiples of it). @default 30_000 (30 s) */
   windowMs: z._default(positiveMs(), 30_000),

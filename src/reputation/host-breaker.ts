@@ -1,13 +1,14 @@
 /**
- * Host circuit breaker: one per hostname, over aligned tumbling windows.
+ * Host circuit breaker: one per key (host and port, or the endpoint's `operator`: see
+ * `config/breaker-key.ts`), over aligned tumbling windows.
  * It opens when a window holds at least `minFailures` failures at a failure rate of at
  * least `failureRate` (`failureRate + hysteresis` for a host readmitted less than
  * `memoryMs` ago), for 1, 2, 4, 8, 16, then 30 min on repeats within `memoryMs`.
  *
  * Callers report every success (hedges included) and only breaker-relevant failures: the
- * classifier already leaves out 4xx, capability limits and cancellations. Hosts are compared
- * exactly: pass `URL#hostname` (already lower-case). Hostnames may carry API keys, so
- * nothing returned here names the host.
+ * classifier already leaves out 4xx, capability limits and cancellations. Keys are compared
+ * exactly: pass `breakerKeyOf(url, operator)`. Hosts may carry API keys, so nothing returned
+ * here names the key.
  */
 import { filterWithCollapseGuard } from './collapse-guard.js';
 import { ENGLISH_MESSAGES } from '../config/english-messages.js';

@@ -10,6 +10,7 @@ import {
   type DataSlice,
   type ProgramAccountsFilter,
 } from './account-inputs.js';
+import type { AccountData } from './account-data.js';
 import { accountInfoSchema, keyedAccountSchema, withContext, type AccountInfo, type KeyedAccountInfo } from './account-schemas.js';
 import { checkSafeUint, invalidInput } from './inputs.js';
 import { paramsWith, readConfig, type SolanaMethodContext, type SolanaReadParameters } from './method-context.js';
@@ -37,22 +38,32 @@ export type TokenAccountsFilter = { readonly mint: string } | { readonly program
 /** Options of `getTokenAccountsByOwner`. */
 export type GetTokenAccountsByOwnerParameters = GetAccountInfoParameters;
 
+/**
+ * What the account reads' overloads pick by: `encoding` unset or `'base64'` gives every
+ * account's `data` as a `Uint8Array` (so `data.length` type-checks); `'jsonParsed'` gives
+ * {@link AccountData} (bytes, or the node's parse where it has one).
+ */
+export interface Base64Encoding {
+  /** @default 'base64' */
+  readonly encoding?: 'base64';
+}
+
 /** Result of `getAccountInfo`: `value` is `null` when the account does not exist. */
-export interface GetAccountInfoReturnType {
+export interface GetAccountInfoReturnType<D extends AccountData = AccountData> {
   readonly slot: bigint;
-  readonly value: AccountInfo | null;
+  readonly value: AccountInfo<D> | null;
 }
 /** Result of `getMultipleAccounts`: one entry per address, in order (`null` = no such account). */
-export interface GetMultipleAccountsReturnType {
+export interface GetMultipleAccountsReturnType<D extends AccountData = AccountData> {
   readonly slot: bigint;
-  readonly value: readonly (AccountInfo | null)[];
+  readonly value: readonly (AccountInfo<D> | null)[];
 }
 /** Result of `getProgramAccounts` and `getTokenAccountsByOwner`. */
-export interface GetProgramAccountsReturnType {
+export interface GetProgramAccountsReturnType<D extends AccountData = AccountData> {
   readonly slot: bigint;
-  readonly value: readonly KeyedAccountInfo[];
+  readonly value: readonly KeyedAccountInfo<D>[];
 }
-export type GetTokenAccountsByOwnerReturnType = GetProgramAccountsReturnType;
+export type GetTokenAccountsByOwnerReturnType<D extends AccountData = AccountData> = GetProgramAccountsReturnType<D>;
 /** Result of `getTokenAccountBalance`. */
 export interface GetTokenAccountBalanceReturnType {
   readonly slot: bigint;
@@ -65,22 +76,30 @@ export interface GetTokenAccountBalanceReturnType {
   };
 }
 
-/** Typed account reads. */
+/**
+ * Typed account reads. Each read that takes an `encoding` is overloaded by it: without one (or
+ * with `'base64'`) `data` is a `Uint8Array`; with `'jsonParsed'` (or an encoding only known at
+ * run time) it is {@link AccountData}.
+ */
 export interface SolanaAccountMethods {
-  /** `getAccountInfo`: base64 data decoded to bytes (or `jsonParsed` passed through), under `maxDataBytes`. */
-  getAccountInfo(address: string, parameters?: GetAccountInfoParameters, options?: RequestOptions): Promise<GetAccountInfoReturnType>;
+  /** `getAccountInfo`: base64 data decoded to bytes, under `maxDataBytes`. */
+  getAccountInfo(address: string, parameters?: GetAccountInfoParameters & Base64Encoding, options?: RequestOptions): Promise<GetAccountInfoReturnType<Uint8Array>>;
+  /** `getAccountInfo` with `jsonParsed`: the node's parse passed through where it has one, else bytes. */
+  getAccountInfo(address: string, parameters: GetAccountInfoParameters, options?: RequestOptions): Promise<GetAccountInfoReturnType>;
   /** `getMultipleAccounts` of 1 to 100 addresses; an answer of another length is `INVALID_RESPONSE`. */
   getMultipleAccounts(
     addresses: readonly string[],
-    parameters?: GetMultipleAccountsParameters,
+    parameters?: GetMultipleAccountsParameters & Base64Encoding,
     options?: RequestOptions,
-  ): Promise<GetMultipleAccountsReturnType>;
+  ): Promise<GetMultipleAccountsReturnType<Uint8Array>>;
+  getMultipleAccounts(addresses: readonly string[], parameters: GetMultipleAccountsParameters, options?: RequestOptions): Promise<GetMultipleAccountsReturnType>;
   /** `getProgramAccounts` with `filters` (≤ 4: `dataSize`, `memcmp`) and `dataSlice`; always `withContext`. */
   getProgramAccounts(
     programId: string,
-    parameters?: GetProgramAccountsParameters,
+    parameters?: GetProgramAccountsParameters & Base64Encoding,
     options?: RequestOptions,
-  ): Promise<GetProgramAccountsReturnType>;
+  ): Promise<GetProgramAccountsReturnType<Uint8Array>>;
+  getProgramAccounts(programId: string, parameters: GetProgramAccountsParameters, options?: RequestOptions): Promise<GetProgramAccountsReturnType>;
   /** `getTokenAccountBalance` → exact `amount`, `decimals`, `uiAmountString`. */
   getTokenAccountBalance(
     address: string,
@@ -91,7 +110,13 @@ export interface SolanaAccountMethods {
   getTokenAccountsByOwner(
     owner: string,
     filter: TokenAccountsFilter,
-    parameters?: GetTokenAccountsByOwnerParameters,
+    parameters?: GetTokenAccountsByOwnerParameters & Base64Encoding,
+    options?: RequestOptions,
+  ): Promise<GetTokenAccountsByOwnerReturnType<Uint8Array>>;
+  getTokenAccountsByOwner(
+    owner: string,
+    filter: TokenAccountsFilter,
+    parameters: GetTokenAccountsByOwnerParameters,
     options?: RequestOptions,
   ): Promise<GetTokenAccountsByOwnerReturnType>;
   /** `getMinimumBalanceForRentExemption(dataLength)` → lamports (exact). */
@@ -116,8 +141,18 @@ const tokenAmountSchema = withContext(
   }),
 );
 
+/** The implementation's view: one signature per read (the overloads only narrow `data`'s type). */
+type AccountMethodsImplementation = {
+  readonly [K in keyof SolanaAccountMethods]: K extends 'getAccountInfo' | 'getMultipleAccounts' | 'getProgramAccounts' | 'getTokenAccountsByOwner'
+    ? OverloadOf<SolanaAccountMethods[K]>
+    : SolanaAccountMethods[K];
+};
+/** The last (widest) signature of an overloaded method. */
+type OverloadOf<F> = F extends { (...args: never[]): unknown; (...args: infer A): infer R } ? (...args: A) => R : F;
+
 interface AccountRead {
   readonly config: Record<string, unknown> | undefined;
+  readonly encoding: AccountEncoding;
   readonly maxDataBytes: number;
   readonly sliced: boolean;
 }
@@ -125,8 +160,9 @@ interface AccountRead {
 function accountRead(ctx: SolanaMethodContext, parameters: GetAccountInfoParameters, extra: Record<string, unknown> = {}): AccountRead {
   const dataSlice = checkDataSlice(parameters.dataSlice);
   const maxDataBytes = checkMaxDataBytes(parameters.maxDataBytes);
-  const config = readConfig(ctx, parameters, { encoding: checkEncoding(parameters.encoding), dataSlice, ...extra });
-  return { config, maxDataBytes, sliced: dataSlice !== undefined };
+  const encoding = checkEncoding(parameters.encoding);
+  const config = readConfig(ctx, parameters, { encoding, dataSlice, ...extra });
+  return { config, encoding, maxDataBytes, sliced: dataSlice !== undefined };
 }
 
 /** Without `dataSlice`, decoded bytes must be as long as the `space` the node itself reported. */
@@ -161,11 +197,16 @@ function tokenFilter(filter: unknown): Record<string, string> {
 }
 
 export function createAccountMethods(ctx: SolanaMethodContext): SolanaAccountMethods {
+  // The schemas enforce the overloads' promise: asked for base64, data is only ever bytes.
+  return accountMethods(ctx) as SolanaAccountMethods;
+}
+
+function accountMethods(ctx: SolanaMethodContext): AccountMethodsImplementation {
   const { requester } = ctx;
 
   async function keyedAccounts(method: string, params: unknown[], read: AccountRead, options?: RequestOptions) {
     const result = await requester.request(method, params, options);
-    const schema = z.union([withContext(z.array(keyedAccountSchema(read.maxDataBytes))), z.array(keyedAccountSchema(read.maxDataBytes))]);
+    const schema = z.union([withContext(z.array(keyedAccountSchema(read.maxDataBytes, read.encoding))), z.array(keyedAccountSchema(read.maxDataBytes, read.encoding))]);
     const parsed = parseResult(method, schema, result);
     // Some nodes ignore `withContext`; the slot is then unknown (0n would lie), so refuse rather than guess.
     if (Array.isArray(parsed)) {
@@ -180,7 +221,7 @@ export function createAccountMethods(ctx: SolanaMethodContext): SolanaAccountMet
       assertSolanaAddress(address, 'address');
       const read = accountRead(ctx, parameters);
       const result = await requester.request('getAccountInfo', paramsWith([address], read.config), options);
-      const parsed = parseResult('getAccountInfo', withContext(z.nullable(accountInfoSchema(read.maxDataBytes))), result);
+      const parsed = parseResult('getAccountInfo', withContext(z.nullable(accountInfoSchema(read.maxDataBytes, read.encoding))), result);
       return { slot: parsed.context.slot, value: checkSpace('getAccountInfo', parsed.value, read.sliced, 'value') };
     },
 
@@ -188,7 +229,7 @@ export function createAccountMethods(ctx: SolanaMethodContext): SolanaAccountMet
       const list = checkAddresses(addresses, 'addresses', MAX_MULTIPLE_ACCOUNTS);
       const read = accountRead(ctx, parameters);
       const result = await requester.request('getMultipleAccounts', paramsWith([list], read.config), options);
-      const schema = withContext(z.array(z.nullable(accountInfoSchema(read.maxDataBytes))).check(z.length(list.length)));
+      const schema = withContext(z.array(z.nullable(accountInfoSchema(read.maxDataBytes, read.encoding))).check(z.length(list.length)));
       const parsed = parseResult('getMultipleAccounts', schema, result);
       const value = parsed.value.map((account, index) => checkSpace('getMultipleAccounts', account, read.sliced, `value.${index}`));
       return { slot: parsed.context.slot, value };

@@ -15,6 +15,7 @@ export {
 export {
   MAX_MULTIPLE_ACCOUNTS,
   type GetAccountInfoParameters,
+  type Base64Encoding,
   type GetAccountInfoReturnType,
   type GetMultipleAccountsParameters,
   type GetMultipleAccountsReturnType,

@@ -58,6 +58,10 @@ describe('viem over sturdyTransport, against anvil', () => {
     // ... whose message (its details) and data (on the provider's error, viem's cause) name the code and the hash.
     expect((error as BaseError).details).toMatch(new RegExp(`^AMBIGUOUS_DISPATCH \\(transactionHash ${RECORDED_SEND.hash}\\): eth_sendRawTransaction may have reached endpoint 'e0'`));
     expect((error as BaseError).message).toContain(`AMBIGUOUS_DISPATCH (transactionHash ${RECORDED_SEND.hash})`);
+    // ... and whose short message, what viem users log, is the pool's code and reason, still under code 4900.
+    expect((error as ProviderDisconnectedError).code).toBe(4900);
+    expect((error as BaseError).shortMessage).toMatch(new RegExp(`^AMBIGUOUS_DISPATCH \\(transactionHash ${RECORDED_SEND.hash}\\): eth_sendRawTransaction may have reached endpoint 'e0'`));
+    expect((error as BaseError).message.split('\n')[0]).toBe((error as BaseError).shortMessage);
     expect(((error as BaseError).cause as { data?: unknown }).data).toEqual({ sturdyCode: 'AMBIGUOUS_DISPATCH', transactionHash: RECORDED_SEND.hash });
     // ... and the pool's error behind it, with the attempt that may have landed.
     const ambiguous = findTransportError(error, 'AMBIGUOUS_DISPATCH');
@@ -93,6 +97,22 @@ describe('viem over sturdyTransport, against anvil', () => {
     const receipt = await pollReceipt(() => client.getTransactionReceipt({ hash }).catch(() => null));
     expect(receipt.status).toBe('success');
     await expect(client.getBalance({ address: ANVIL_ACCOUNT_1 })).resolves.toBe(10_002n * ONE_ETH);
+  });
+
+  it("a read every endpoint fails reads, in viem's shortMessage, the pool's code and reason (code 4900, one request per endpoint)", async () => {
+    const down = await startRpcServer((_request, { res }) => {
+      res.statusCode = 503;
+      res.end('down');
+    });
+    const pool = createPool({ endpoints: [{ url: down.url }], chain: 'evm', retry: { maxRetries: 0 } });
+    const error = await rejectionOf(clientOver(pool).getBlockNumber({ cacheTime: 0 }));
+    expect(error).toBeInstanceOf(ProviderDisconnectedError);
+    expect((error as ProviderDisconnectedError).code).toBe(4900);
+    const shortMessage = (error as BaseError).shortMessage;
+    expect(shortMessage).toMatch(/^[A-Z_]+: /);
+    expect(shortMessage.startsWith(`${findTransportError(error)?.code}: `)).toBe(true);
+    expect(shortMessage).not.toContain(down.url);
+    expect(down.count()).toBe(1);
   });
 
   it("viem's own retry does not resend an ambiguous call, even with retryCount raised to 3", async () => {

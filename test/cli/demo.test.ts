@@ -65,6 +65,8 @@ describe('sturdy-rpc demo', () => {
   it('prints the subscriptions table: per WebSocket endpoint the subscriptions rebound away and the gaps, no URL', async () => {
     const result = await runCli(['demo', '--duration', '2'], 14_000);
     expect(result.code, result.stderr).toBe(0);
+    // Piped, progress still shows while it runs: a plain line a second on stderr (calls, rate, failures).
+    expect(result.stderr).toMatch(/^1\.\d s {2}calls \d+ \(\d+\/s\) {2}ok \d+ {2}failed \d+ {2}sends \d+ {2}ambiguous \d+ {2}lagging node (\d+|-) slots behind$/m);
     const lines = result.stdout.split('\n');
     expect(lines).toContainEqual(expect.stringMatching(/^endpoint +websocket +subscriptions at end +rebound away +gaps +slots missed$/));
     const silent = lines.find((line) => line.startsWith('healthy ') && line.includes('silent'));

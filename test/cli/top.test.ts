@@ -79,6 +79,14 @@ describe('the top view', () => {
     expect(lines[4]).toMatch(/ -$/);
   });
 
+  it("a lagging endpoint reads 'lagging' (admission skips it), not its role's 'available'", () => {
+    const lagging = endpoint('slow', { head: { value: 700n, lag: 300n, observedAgoMs: 10 }, health: 'lagging' });
+    const lines = renderTop(documentOf({ closed: false, kinds: [], subscriptions: [], endpoints: [endpoint('alpha'), lagging], roles: [role('alpha'), role('slow')] }, []));
+    expect(lines[3]).toMatch(/^alpha .* available /);
+    expect(lines[4]).toMatch(/^slow .* lagging /);
+    expect(lines[4]).not.toContain('available');
+  });
+
   it('bars round to the nearest cell and stay inside the width', () => {
     expect([shareBar(0, 4, 'ascii'), shareBar(0.5, 4, 'ascii'), shareBar(0.9, 4, 'ascii'), shareBar(1.2, 4, 'ascii'), shareBar(0.12, 4, 'unicode')]).toEqual(['....', '##..', '####', '####', '····']);
   });
@@ -114,6 +122,16 @@ describe('sturdy-rpc top (plain output)', () => {
     expect(lines.length).toBeGreaterThanOrEqual(2);
     for (const line of lines) expect((JSON.parse(line) as StatusDocument).snapshot.endpoints.map((e) => e.endpointId)).toEqual(['only']);
   });
+
+  it('--demo --once prints a frame of the running demo: attempts counted, its six endpoints, not an empty first sample', async () => {
+    const result = await runCli(['top', '--demo', '--once', '--ascii', '--interval', '500'], 20_000);
+    expect(result.code, result.stderr).toBe(0);
+    const rows = result.stdout.split('\n');
+    const attempts = Number(/^sturdy-rpc top — 6 endpoints, (\d+) attempts in the last 10 s$/.exec(rows[0] ?? '')?.[1]);
+    expect(attempts).toBeGreaterThan(0);
+    expect(rows.find((r) => r.startsWith('wrong-chain '))).toMatch(/ excluded /);
+    expect(result.stdout).not.toMatch(/127\.0\.0\.1|http:\/\//);
+  }, 25_000);
 
   it('says so and exits 1 with --once when nothing serves the port; exits 2 without a target', async () => {
     const pool = createPool({ endpoints: [{ id: 'x', url: 'http://127.0.0.1:9/' }], executor: createScriptedExecutor() });

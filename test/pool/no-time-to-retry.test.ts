@@ -27,6 +27,24 @@ describe('a 429 storm whose Retry-After outlasts the deadline', () => {
     expect(t.executor.received).toHaveLength(2);
   });
 
+  it('under the default deadline (20 s here) and settings, three endpoints with long and different Retry-Afters: RATE_LIMITED at once with the earliest retry time', async () => {
+    const t = createTestPool([endpoint('a'), endpoint('b'), endpoint('c')]);
+    t.executor.script('a', tooMany(45));
+    t.executor.script('b', tooMany(25));
+    t.executor.script('c', tooMany(120));
+    const call = track(t.pool.request('getSlot', []), t.clock);
+    await t.clock.advance(0);
+    expect(call.atMs).toBe(0);
+    expect(call.error).toMatchObject({ code: 'RATE_LIMITED', context: { retryAfterMs: 25_000 } });
+    expect(t.executor.received).toHaveLength(3);
+    // And the next read, still inside every cooldown, sends nothing and names the earliest end.
+    await t.clock.advance(2_000);
+    const next = track(t.pool.request('getSlot', []), t.clock);
+    await t.clock.advance(0);
+    expect(next.error).toMatchObject({ code: 'RATE_LIMITED', context: { retryAfterMs: 23_000 }, attempts: [] });
+    expect(t.executor.received).toHaveLength(3);
+  });
+
   it('a later call while every endpoint still cools down fails at once with what is left of the delay, sending nothing', async () => {
     const t = createTestPool([endpoint('a')], { retry: { maxRetries: 0 } });
     t.executor.script('a', tooMany(30));
