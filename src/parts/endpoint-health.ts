@@ -292,10 +292,7 @@ export class EndpointHealth implements CandidateFilter {
       inner: this.#inner,
       probes: this.#probes,
       remoteAtMs: this.#remoteAtMs,
-      events: this.#events,
-      clock: this.#clock,
-      host: this.#host,
-      chainGuard: this.#chainGuard,
+      ...{ events: this.#events, clock: this.#clock, host: this.#host, chainGuard: this.#chainGuard },
       observe: (index, quantity, raw, nowMs) => this.#observe(index, quantity, raw, nowMs),
       observeUnhealthy: (index, failure) => this.#observeUnhealthy(index, failure),
     };

@@ -6,6 +6,7 @@
  */
 import type { PermitHost } from '../admission/permit.js';
 import type { RoleState } from '../admission/role-state.js';
+import type { Balancer } from '../balance/balancer.js';
 import type { Clock } from '../clock.js';
 import type { ClassifiedFailure } from '../http/outcome.js';
 import type { FailureCause, RequestKind } from '../retry/causes.js';
@@ -16,6 +17,16 @@ export interface OutcomeReporter {
   onSuccess?(role: RoleState, latencyMs: number): void;
   onFailure?(role: RoleState, cause: FailureCause, failure: ClassifiedFailure | undefined, elapsedMs: number | undefined): void;
   onRateLimited?(role: RoleState, providerDelayMs: number | undefined, allowedRps: number | undefined): void;
+}
+
+/** The latency estimate of latency-aware choice: good answers, and "at least this long" for a timed-out attempt. */
+export function balancerReporter(balancer: Balancer, clock: Clock): OutcomeReporter {
+  return {
+    onSuccess: (role, latencyMs) => balancer.observe(role, latencyMs, clock.now()),
+    onFailure: (role, cause, _failure, elapsedMs) => {
+      if (cause === 'timeout' && elapsedMs !== undefined) balancer.observeAtLeast(role, elapsedMs, clock.now());
+    },
+  };
 }
 
 /** Where a cooldown's start is also told (a fleet shares it). */

@@ -58,6 +58,14 @@ export class Hedging {
     for (const [kind, count] of roles) this.#kinds.set(kind, new KindHedging(settings, nowMs, count));
   }
 
+  /** What a permit's good answer tells hedging: the delay quantile of its kind (when it has peers). */
+  readonly reporter = {
+    onSuccess: (role: { readonly settings: { readonly kind: RequestKind } }, latencyMs: number): void => {
+      const kindHedging = this.#kinds.get(role.settings.kind);
+      if (kindHedging?.hasPeers) kindHedging.observe(latencyMs);
+    },
+  };
+
   of(kind: RequestKind): KindHedging | undefined {
     return this.#kinds.get(kind);
   }

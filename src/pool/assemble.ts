@@ -40,7 +40,7 @@ import { EndpointHealth } from '../parts/endpoint-health.js';
 import type { FleetWiring } from '../parts/fleet-wiring.js';
 import { ReadCache } from '../parts/read-cache.js';
 import { resolveCacheSettings } from '../cache/cache-settings.js';
-import { createPermitHost, roleStateReporter, type OutcomeReporter } from '../parts/permit-host.js';
+import { balancerReporter, createPermitHost, roleStateReporter, type OutcomeReporter } from '../parts/permit-host.js';
 import { PoolHealth } from '../parts/pool-health.js';
 import { rateAutopilotReporter } from '../parts/rate-autopilot.js';
 import { createOriginRequests, type OriginRequests } from '../parts/origin-requests.js';
@@ -162,23 +162,8 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
       },
     },
   ];
-  if (balancer !== undefined) {
-    reporters.push({
-      onSuccess: (role, latencyMs) => balancer.observe(role, latencyMs, clock.now()),
-      // A timed-out attempt took at least this long: the latency estimate must know.
-      onFailure: (role, cause, _failure, elapsedMs) => {
-        if (cause === 'timeout' && elapsedMs !== undefined) balancer.observeAtLeast(role, elapsedMs, clock.now());
-      },
-    });
-  }
-  if (hedging !== undefined) {
-    reporters.push({
-      onSuccess: (role, latencyMs) => {
-        const kindHedging = hedging.of(role.settings.kind);
-        if (kindHedging?.hasPeers) kindHedging.observe(latencyMs);
-      },
-    });
-  }
+  if (balancer !== undefined) reporters.push(balancerReporter(balancer, clock));
+  if (hedging !== undefined) reporters.push(hedging.reporter);
   reporters.push(rateAutopilotReporter(roles, clock, events));
   reporters.push(roleStateReporter(clock, events, fleet === undefined ? undefined : (role, cooldownMs) => fleet.cooldownStarted(role, cooldownMs)));
   const permitHost = createPermitHost(reporters, clock, (kind) => admission.drain(kind));
