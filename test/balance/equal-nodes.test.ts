@@ -7,7 +7,11 @@ afterEach(closeAllServers);
 
 const CALLS = 900;
 
-/** `CALLS` sequential getSlot calls with distinct params (no coalescing); what each server received. */
+/**
+ * `CALLS` sequential getSlot calls (one at a time, so nothing coalesces; getSlot is never cached);
+ * what each server received. (Distinct `minContextSlot`s made them distinct once, but a floor
+ * above the node's slot is now an integrity failure, rightly.)
+ */
 async function run(servers: readonly RpcServer[]): Promise<number[]> {
   const operators = ['alpha-rpc.com', 'beta-node.net', 'gamma-node.org'];
   const pool = new HttpTransportPool({
@@ -16,7 +20,7 @@ async function run(servers: readonly RpcServer[]): Promise<number[]> {
     concentration: { maxOperatorShare: 0 },
   });
   try {
-    for (let i = 0; i < CALLS; i++) await pool.request('getSlot', [{ minContextSlot: i }]);
+    for (let i = 0; i < CALLS; i++) await pool.request('getSlot', []);
   } finally {
     await pool.close();
   }

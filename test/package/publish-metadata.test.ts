@@ -44,7 +44,7 @@ describe('package.json, ready to publish', () => {
 
   it('checks the packed exports in npm run lint with publint and arethetypeswrong, pinned as devDependencies', () => {
     expect(pkg.scripts['lint']).toContain('npm run lint:package');
-    expect(pkg.scripts['lint:package']).toBe('publint --strict && attw --pack . --profile esm-only');
+    expect(pkg.scripts['lint:package']).toContain('publint --strict && attw --pack . --profile esm-only');
     expect(pkg.devDependencies['publint']).toMatch(/^\d+\.\d+\.\d+$/);
     expect(pkg.devDependencies['@arethetypeswrong/cli']).toMatch(/^\d+\.\d+\.\d+$/);
   });
