@@ -34,11 +34,17 @@ async function worker(redisUrl: string, providerUrl: string, index: number): Pro
     endpoints: [{ id: 'provider', url: providerUrl, tier: 0, requestsPerSecond: QUOTA, burstCapacity: QUOTA, headers: { 'x-worker': String(index) } }],
     fleet,
   });
+  // A fleet starts local (reason `starting`) and shares once Redis has taken its writes: the
+  // workers start together only when each one shares, so the cooldown below reaches them all.
+  let markShared: () => void = () => {};
+  const shared = new Promise<void>((resolve) => (markShared = resolve));
   pool.on('fleet', (event) => {
     if (event.type === 'adopted') process.send?.({ adopted: event.topic, endpoints: event.endpointIds });
+    if (event.type === 'mode' && event.mode === 'shared') markShared();
   });
-  // Start together: the parent says go once every worker is connected.
+  // Start together: the parent says go once every worker is connected and shares.
   if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+  await Promise.race([shared, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
   await new Promise<void>((resolve) => {
     process.once('message', () => resolve());
     process.send?.({ ready: true });
