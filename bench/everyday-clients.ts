@@ -7,7 +7,7 @@
 import { Pool } from 'undici';
 import { HttpTransportPool, type HttpTransportPoolOptions } from '../src/index.js';
 import { percentile } from './fault-model.js';
-import { gc } from './util.js';
+import { timedLoad } from './util.js';
 
 export const RAW = 'raw undici Pool.request';
 export const ONE_DEFAULTS = '1 endpoint, defaults';
@@ -83,36 +83,13 @@ export function createEverydayClients(urls: readonly string[]): { clients: Every
   };
 }
 
-/** Runs `client.call` with `inFlight` loops for `durationMs`; any failed call fails the bench (the server is normal). */
+/** Runs `client.call` with `inFlight` loops for `durationMs`. */
 export async function runLoad(client: EverydayClient, inFlight: number, durationMs: number): Promise<LoadResult> {
-  const latencies: number[] = [];
-  let errors = 0;
-  const end = performance.now() + durationMs;
-  const loop = async () => {
-    while (performance.now() < end) {
-      const t0 = performance.now();
-      try {
-        await client.call();
-        latencies.push(performance.now() - t0);
-      } catch {
-        errors++;
-      }
-    }
-  };
-  // Every client starts on a collected heap: the previous client's garbage is not this one's GC work.
-  gc?.();
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: inFlight }, loop));
-  const elapsed = performance.now() - t0;
-  const cpu = process.cpuUsage(cpu0);
-  if (errors > 0) throw new Error(`${client.name}: ${errors} calls failed against a normal server`);
-  const calls = Math.max(1, latencies.length);
-  latencies.sort((a, b) => a - b);
+  const { latencies, elapsedMs, cpuUs } = await timedLoad(client.name, () => client.call(), inFlight, durationMs);
   return {
     calls: latencies.length,
-    callsPerSecond: (latencies.length / elapsed) * 1000,
+    callsPerSecond: (latencies.length / elapsedMs) * 1000,
     p50Ms: percentile(latencies, 0.5),
-    cpuUsPerCall: (cpu.user + cpu.system) / calls,
+    cpuUsPerCall: cpuUs / Math.max(1, latencies.length),
   };
 }

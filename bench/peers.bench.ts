@@ -6,7 +6,7 @@
 import { startFaultServer, type FaultServer } from './fault-control.js';
 import { percentile, type FaultServerStats } from './fault-model.js';
 import { createPeerClients, RAW, STURDY_FOUR, STURDY_ONE, type PeerClient } from './peer-clients.js';
-import { gc, table } from './util.js';
+import { table, timedLoad } from './util.js';
 
 export interface PeerResult {
   readonly client: string;
@@ -38,32 +38,10 @@ const received = (stats: FaultServerStats) => stats.ports.reduce((sum, port) => 
 
 /** Runs `client.call` with `inFlight` loops for `durationMs`. */
 export async function load(server: FaultServer, client: PeerClient, inFlight: number, durationMs: number): Promise<Omit<PeerResult, 'medianRatioToRaw' | 'medianP50RatioToRaw'>> {
-  const latencies: number[] = [];
-  let errors = 0;
-  const end = performance.now() + durationMs;
-  const loop = async () => {
-    while (performance.now() < end) {
-      const t0 = performance.now();
-      try {
-        await client.call();
-        latencies.push(performance.now() - t0);
-      } catch {
-        errors++;
-      }
-    }
-  };
-  // Every client starts on a collected heap: the previous client's garbage is not this one's GC work.
-  gc?.();
   const server0 = await server.stats();
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: inFlight }, loop));
-  const elapsed = performance.now() - t0;
-  const cpu = process.cpuUsage(cpu0);
+  const { latencies, elapsedMs: elapsed, cpuUs } = await timedLoad(client.name, () => client.call(), inFlight, durationMs);
   const server1 = await server.stats();
   const calls = Math.max(1, latencies.length);
-  if (errors > 0) throw new Error(`${client.name}: ${errors} calls failed against a normal server`);
-  latencies.sort((a, b) => a - b);
   return {
     client: client.name,
     inFlight,
@@ -71,7 +49,7 @@ export async function load(server: FaultServer, client: PeerClient, inFlight: nu
     requestsPerSecond: (latencies.length / elapsed) * 1000,
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
-    cpuMsPerThousand: ((cpu.user + cpu.system) / 1000 / calls) * 1000,
+    cpuMsPerThousand: (cpuUs / 1000 / calls) * 1000,
     serverCpuMsPerThousand: ((server1.cpuMs - server0.cpuMs) / calls) * 1000,
     requestsPerCall: (received(server1) - received(server0)) / calls,
     note: client.note,

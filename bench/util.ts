@@ -59,3 +59,40 @@ export function table(headers: readonly string[], rows: readonly (readonly (stri
   for (const row of rows) lines.push(`| ${row.join(' | ')} |`);
   return lines.join('\n');
 }
+
+/** What one timed load measured: every call's latency (sorted, ms), the wall time and this process's CPU (µs). */
+export interface TimedLoad {
+  readonly latencies: number[];
+  readonly elapsedMs: number;
+  readonly cpuUs: number;
+}
+
+/**
+ * Runs `call` in `inFlight` loops for `durationMs`, on a collected heap (the previous client's
+ * garbage is not this one's GC work); any failed call fails the bench (the server is normal).
+ */
+export async function timedLoad(name: string, call: () => Promise<unknown>, inFlight: number, durationMs: number): Promise<TimedLoad> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const end = performance.now() + durationMs;
+  const loop = async () => {
+    while (performance.now() < end) {
+      const t0 = performance.now();
+      try {
+        await call();
+        latencies.push(performance.now() - t0);
+      } catch {
+        errors++;
+      }
+    }
+  };
+  gc?.();
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: inFlight }, loop));
+  const elapsedMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  if (errors > 0) throw new Error(`${name}: ${errors} calls failed against a normal server`);
+  latencies.sort((a, b) => a - b);
+  return { latencies, elapsedMs, cpuUs: cpu.user + cpu.system };
+}
