@@ -1,9 +1,5 @@
-/**
- * Endpoint health between calls (`health`), wired to the pool: heads observed
- * from answers, lag verdicts that take lagging endpoints out of reads and sends, the bench
- * loop of probes, chain re-checks, and archival routing. The decisions live in `src/health/`;
- * this file connects them to roles, reputation, the chain guard and events.
- */
+/** Endpoint health between calls (`health`): heads from answers, lag verdicts that bench lagging endpoints, probes,
+ * chain re-checks, archival routing. The decisions live in `src/health/`; this wires them to roles, reputation, events. */
 import type { Exclusion } from '../admission/waiting-for.js';
 import type { RoleState } from '../admission/role-state.js';
 import type { Clock, Random } from '../clock.js';
@@ -292,7 +288,10 @@ export class EndpointHealth implements CandidateFilter {
       inner: this.#inner,
       probes: this.#probes,
       remoteAtMs: this.#remoteAtMs,
-      ...{ events: this.#events, clock: this.#clock, host: this.#host, chainGuard: this.#chainGuard },
+      events: this.#events,
+      clock: this.#clock,
+      host: this.#host,
+      chainGuard: this.#chainGuard,
       observe: (index, quantity, raw, nowMs) => this.#observe(index, quantity, raw, nowMs),
       observeUnhealthy: (index, failure) => this.#observeUnhealthy(index, failure),
     };
