@@ -14,15 +14,15 @@ module.exports = {
     {
       name: 'pure-folders-stay-below-the-pool',
       severity: 'error',
-      comment: 'Pure rules (reputation, concentration, balance, health, coalesce, batch, retry, jsonrpc, integrity, cache, errors, clock) never import the wiring: the request path or the between-call parts (the pool itself: layers-import-downwards).',
-      from: { path: '^src/((reputation|concentration|balance|health|coalesce|cache|batch|retry|jsonrpc|integrity|errors)/|clock\\.ts$)' },
+      comment: 'Pure rules (reputation, concentration, balance, health, coalesce, batch, retry, jsonrpc, integrity, consensus, cache, errors, clock) never import the wiring: the request path or the between-call parts (the pool itself: layers-import-downwards).',
+      from: { path: '^src/((reputation|concentration|balance|health|coalesce|cache|batch|retry|jsonrpc|integrity|consensus|errors)/|clock\\.ts$)' },
       to: { path: '^src/(pipeline|parts)/' },
     },
     {
       name: 'core-imports-no-chain-code',
       severity: 'error',
       comment: 'The core knows no chain: typed clients sit on top of it.',
-      from: { path: '^src/(pool|api|pipeline|parts|admission|reputation|concentration|balance|health|coalesce|cache|batch|retry|jsonrpc|integrity|errors|http|config)/' },
+      from: { path: '^src/(pool|api|pipeline|parts|admission|reputation|concentration|balance|health|coalesce|cache|batch|retry|jsonrpc|integrity|consensus|errors|http|config)/' },
       to: { path: '^src/(solana|evm|adapters|cli)/' },
     },
     {
@@ -56,7 +56,7 @@ module.exports = {
       to: {
         path: '^src/',
         pathNot:
-          '^src/((pipeline|parts|pool|admission|api|config|http|reputation|concentration|balance|health|coalesce|cache|batch|retry|jsonrpc|integrity|errors)/|clock\\.ts$)',
+          '^src/((pipeline|parts|pool|admission|api|config|http|reputation|concentration|balance|health|coalesce|cache|batch|retry|jsonrpc|integrity|consensus|errors)/|clock\\.ts$)',
       },
     },
   ],

@@ -1,10 +1,11 @@
 export { HttpTransportPool, type AcquireOptions } from './pool/http-transport-pool.js';
 export { HttpRequestPermit } from './admission/permit.js';
-export type { HeadKind, OriginatedAnswer, OriginRequestOptions, RequestOptions, RpcRequester } from './api/request-options.js';
+export type { ConsensusOptions, HeadKind, OriginatedAnswer, OriginRequestOptions, RequestOptions, RpcRequester } from './api/request-options.js';
 export { PoolSession, type SessionRequestOptions } from './consistency/session.js';
 export type { BatchCall, BatchItemResult, BatchOptions, MicroBatchSettings } from './batch/types.js';
 export type { PoolSnapshot, RoleSnapshot, EndpointSnapshot, KindSnapshot } from './pool/snapshot.js';
 export type { CacheSnapshot } from './cache/cache-snapshot.js';
+export type { ConsensusSnapshot } from './consensus/consensus-snapshot.js';
 export type { CacheSettings, CacheTtlSettings } from './cache/cache-settings.js';
 export type { CacheEvent } from './api/events.js';
 export type { ChainStatus } from './parts/chain-guard.js';
@@ -63,6 +64,7 @@ export type {
   RetrySettings,
   ConcentrationSettings,
   MethodClassification,
+  MethodSettings,
   ExpectedChain,
 } from './config/types.js';
 export { TransportError, isTransportError, type AttemptRecord, type ConfigIssue, type TransportErrorContextByCode } from './errors/transport-error.js';

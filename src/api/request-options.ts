@@ -1,6 +1,9 @@
 import type { BatchCall, BatchItemResult, BatchOptions } from '../batch/types.js';
 import type { MethodClassification } from '../config/types.js';
 import type { RequestKind, RetryClass } from '../retry/causes.js';
+import type { ConsensusOptions } from '../consensus/types.js';
+
+export type { ConsensusOptions } from '../consensus/types.js';
 
 /** Options of one `pool.request(...)` call. */
 export interface RequestOptions {
@@ -19,6 +22,14 @@ export interface RequestOptions {
    * params, pin and `timeoutMs`). `false`: this call sends its own. @default the pool's `coalesce` (true)
    */
   readonly coalesce?: boolean | undefined;
+  /**
+   * Ask this read of `operators` distinct operators and answer only with what they agree on
+   * (same value and context, within the method's honest drift); a disagreement asks one more
+   * operator when the retry budget allows, else fails `CONSENSUS_FAILED`. Reads only: on a
+   * send or a pinned call it is `INVALID_INPUT`. `false`: none, whatever the method table says.
+   * @default the method table's (`methods[method].consensus`), else none
+   */
+  readonly consensus?: ConsensusOptions | false | undefined;
 }
 
 /** Options of `requestWithOrigin`: a call's options plus the operators whose endpoints must not answer it. */

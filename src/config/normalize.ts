@@ -6,6 +6,8 @@ import { TransportError, type ConfigIssue } from '../errors/transport-error.js';
 import type { RequestKind } from '../retry/causes.js';
 import { poolConfigSchema } from './schema.js';
 import type { HttpTransportPoolOptions, RoleSettings } from './types.js';
+import type { ConsensusOptions } from '../consensus/types.js';
+import { classifyMethod } from '../jsonrpc/method-table.js';
 import { DEFAULT_LEARNED_RATE, type LearnedRateSettings } from '../admission/learned-rate.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
@@ -126,6 +128,26 @@ function resolveRole(endpointId: string, kind: RequestKind, base: RoleSettings, 
     // A learned rate answers a rate limit by lowering itself; a pause on top would cost a second of traffic per 429.
     pauseAfterRateLimitMs: pick('pauseAfterRateLimitMs') ?? (learnedRate === undefined ? DEFAULT_RATE_LIMIT_PAUSE_MS : 0),
   };
+}
+
+/**
+ * The method table's `consensus`, by method (undefined when no entry asks for it). A method
+ * that is not an idempotent read cannot have it: a send is never sent to several nodes.
+ */
+export function methodConsensusOf(options: HttpTransportPoolOptions): ReadonlyMap<string, ConsensusOptions> | undefined {
+  const methods = options.methods ?? {};
+  const issues: ConfigIssue[] = [];
+  const table = new Map<string, ConsensusOptions>();
+  for (const method of Object.keys(methods)) {
+    const consensus = methods[method]?.consensus;
+    if (consensus === undefined) continue;
+    if (classifyMethod(method, methods).retryClass !== 'idempotent') {
+      issues.push({ path: `methods.${method}.consensus`, message: 'consensus is for idempotent reads: a send is never sent to several nodes' });
+    }
+    table.set(method, consensus);
+  }
+  if (issues.length > 0) throw invalidConfig(issues);
+  return table.size === 0 ? undefined : table;
 }
 
 /**

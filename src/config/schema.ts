@@ -89,11 +89,18 @@ export const retrySettingsSchema = z.strictObject({
   maxBackoffMs: z.optional(nonNegative()),
 });
 
+export const consensusSchema = z.strictObject({
+  operators: z.union([z.literal(2), z.literal(3)], { error: 'must be 2 or 3' }),
+});
+
 export const methodEntrySchema = z.strictObject({
-  kind: kindName,
-  retryClass: z.enum(['idempotent', 'never-after-dispatch', 'not-applicable'], {
-    error: "must be 'idempotent', 'never-after-dispatch' or 'not-applicable'",
-  }),
+  kind: z.optional(kindName),
+  retryClass: z.optional(
+    z.enum(['idempotent', 'never-after-dispatch', 'not-applicable'], {
+      error: "must be 'idempotent', 'never-after-dispatch' or 'not-applicable'",
+    }),
+  ),
+  consensus: z.optional(consensusSchema),
 });
 
 const objectWith = (keys: readonly string[], what: string) =>

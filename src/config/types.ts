@@ -1,4 +1,5 @@
 import type { Clock, Random } from '../clock.js';
+import type { ConsensusOptions } from '../consensus/types.js';
 import type { CacheSettings } from '../cache/cache-settings.js';
 import type { BalanceSettings } from '../balance/balance-settings.js';
 import type { HedgeSettings } from '../balance/hedge-policy.js';
@@ -119,6 +120,17 @@ export interface MethodClassification {
   readonly retryClass: RetryClass;
 }
 
+/**
+ * One entry of the pool's `methods` table: a classification (either field unset: the built-in
+ * table's, else an unknown method's `read` / `never-after-dispatch`) and the consensus every
+ * call of the method asks for (reads only; a call's own `consensus` wins).
+ */
+export interface MethodSettings {
+  readonly kind?: RequestKind;
+  readonly retryClass?: RetryClass;
+  readonly consensus?: ConsensusOptions;
+}
+
 /** Integrity settings (`integrity` option). */
 export interface IntegritySettings {
   /** How far below the reference tip an EVM block's hash is settled (no reorg replaces it), in blocks. @default 64 */
@@ -144,8 +156,8 @@ export interface HttpTransportPoolOptions {
   readonly reconcileSends?: boolean | { readonly windowMs?: number; readonly intervalMs?: number };
   /** Check each endpoint's chain before its first call; an endpoint on another chain is excluded. @default no check */
   readonly expectedChain?: ExpectedChain;
-  /** Classify custom methods, or reclassify standard ones. Unknown methods are `never-after-dispatch`. */
-  readonly methods?: Readonly<Record<string, MethodClassification>>;
+  /** Classify custom methods, or reclassify standard ones (unknown methods are `never-after-dispatch`); `consensus` per method. */
+  readonly methods?: Readonly<Record<string, MethodSettings>>;
   /**
    * Latency-aware choice inside a tier and reputation band: of two admissible candidates in
    * rotation order, the one with the lower peak-EWMA latency × (in flight + 1) takes the call

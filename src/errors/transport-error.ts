@@ -98,6 +98,17 @@ export interface TransportErrorContextByCode {
    * call loads again.
    */
   LOAD_FAILED: { readonly module: 'transaction-id' };
+  /**
+   * A consensus read (`consensus: { operators }`) found no `operators` agreeing answers:
+   * `disagreement` (and no budget or operator left to ask one more), `too-few-answers` (the
+   * others failed), `too-few-operators` (fewer can take the call now: nothing was sent).
+   * `answers` says which endpoint gave which answer class (`a`, `b`, …), never a value.
+   */
+  CONSENSUS_FAILED: {
+    readonly operators: number;
+    readonly reason: 'disagreement' | 'too-few-answers' | 'too-few-operators';
+    readonly answers: readonly { readonly endpointId: string; readonly answerClass: string }[];
+  };
 }
 
 export interface TransportErrorOptions<C extends TransportErrorCode> {

@@ -15,7 +15,9 @@ export type IntegrityCheckName =
   | 'log-topics'
   | 'log-order'
   | 'transaction-signature'
-  | 'min-context-slot';
+  | 'min-context-slot'
+  /** Not a check of one answer: other operators agreed on another (a consensus read's outlier). */
+  | 'consensus';
 
 /** The pool's verified chain (`expectedChain`), normalized: what chain-fact answers must agree with. */
 export interface IntegrityFacts {

@@ -20,8 +20,8 @@ export interface ClassifyMethodResult extends MethodClassification {
   readonly known: boolean;
 }
 
-/** User classifications (the pool's `methods` option); they win over the built-in table. */
-export type MethodOverrides = Readonly<Record<string, MethodClassification>>;
+/** User classifications (the pool's `methods` option); they win over the built-in table, field by field. */
+export type MethodOverrides = Readonly<Record<string, Partial<MethodClassification>>>;
 
 const READ: MethodClassification = Object.freeze({ kind: 'read', retryClass: 'idempotent' });
 const READ_ONCE: MethodClassification = Object.freeze({ kind: 'read', retryClass: 'never-after-dispatch' });
@@ -130,8 +130,17 @@ export function classifyMethod(method: string, overrides?: MethodOverrides): Cla
   // hasOwn, not `in`/indexing: `toString` or `__proto__` must not resolve to Object.prototype.
   if (overrides !== undefined && Object.hasOwn(overrides, method)) {
     const own = overrides[method];
-    if (own !== undefined) return { kind: own.kind, retryClass: own.retryClass, known: true };
+    if (own?.kind !== undefined && own.retryClass !== undefined) return { kind: own.kind, retryClass: own.retryClass, known: true };
+    // An entry with one field (or only `consensus`) keeps the other from the built-in table.
+    if (own !== undefined) {
+      const base = builtInClassification(method);
+      return { kind: own.kind ?? base.kind, retryClass: own.retryClass ?? base.retryClass, known: true };
+    }
   }
+  return builtInClassification(method);
+}
+
+function builtInClassification(method: string): ClassifyMethodResult {
   const builtIn = METHOD_TABLE.get(method) ?? prefixClassification(method);
   if (builtIn !== undefined) return { kind: builtIn.kind, retryClass: builtIn.retryClass, known: true };
   return { ...UNKNOWN_METHOD_CLASSIFICATION, known: false };

@@ -40,6 +40,7 @@ export const LABEL_VALUES = {
   probe_outcome: (): readonly string[] => ['ok', 'failed', 'skipped'],
   cache_outcome: (): readonly string[] => ['hit', 'miss', 'eviction', 'reorg-eviction', 'verify-mismatch'],
   cache_class: (): readonly string[] => ['finalized', 'unfinalized', 'realtime'],
+  consensus_outcome: (): readonly string[] => ['call', 'agreed', 'disagreed', 'failed', 'tie-break', 'strike'],
 } as const;
 
 export type LabelName = keyof typeof LABEL_VALUES;
@@ -160,6 +161,20 @@ export const SNAPSHOT_GAUGES: readonly SnapshotGauge[] = [
     help: "Bytes the read cache holds (the kept answers' JSON text plus keys).",
     labels: [],
     collect: ({ cache }, set) => cache && set(cache.bytes),
+  },
+  {
+    name: 'consensus_reads',
+    help: 'Consensus reads since the pool started: calls, agreed at once, disagreed, failed, tie-breaks asked, outliers struck.',
+    labels: ['consensus_outcome'],
+    collect: ({ consensus }, set) => {
+      if (consensus === undefined) return;
+      set(consensus.calls, 'call');
+      set(consensus.agreed, 'agreed');
+      set(consensus.disagreed, 'disagreed');
+      set(consensus.failed, 'failed');
+      set(consensus.tieBreaks, 'tie-break');
+      set(consensus.strikes, 'strike');
+    },
   },
   {
     name: 'endpoint_score',

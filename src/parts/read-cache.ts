@@ -115,8 +115,16 @@ export class ReadCache {
     }
   }
 
-  /** Every answer of a read the cache wants, with the endpoint that gave it (undefined: shared or batched, not kept). */
-  onAnswer(key: string, method: string, params: readonly unknown[], rule: RequestRule, result: unknown, answeredBy: string | undefined): void {
+  /** Whether every finalized answer kept was checked by a second operator. */
+  get verified(): boolean {
+    return this.settings.verify === 'two-operators';
+  }
+
+  /**
+   * Every answer of a read the cache wants, with the endpoint that gave it (undefined: shared
+   * or batched, not kept); `agreed`: a consensus answer, kept as checked.
+   */
+  onAnswer(key: string, method: string, params: readonly unknown[], rule: RequestRule, result: unknown, answeredBy: string | undefined, agreed = false): void {
     if (answeredBy === undefined) return;
     if (method === 'eth_getBlockByNumber') this.#learnBlock(params, result, answeredBy);
     const finalizedHead = this.#finalized.get(answeredBy);
@@ -134,7 +142,7 @@ export class ReadCache {
       this.counters.stores++;
       this.storedByClass[judged.class as Exclude<ReadClass, 'never'>]++;
     };
-    if (judged.class !== 'finalized' || this.settings.verify === 'none') return store();
+    if (judged.class !== 'finalized' || this.settings.verify === 'none' || agreed) return store();
     const second = this.#host.askOtherOperator(answeredBy, method, params);
     second?.then(
       (other) => {

@@ -13,21 +13,32 @@ export interface CacheStore {
   wants(rule: RequestRule, method: string): boolean;
   /** The kept answer's JSON text, if live. */
   lookup(key: string): string | undefined;
-  /** A miss's answer, with the endpoint that gave it (undefined when the call shared another's request). */
-  onAnswer(key: string, method: string, params: readonly unknown[], rule: RequestRule, result: unknown, answeredBy: string | undefined): void;
+  /**
+   * A miss's answer, with the endpoint that gave it (undefined when the call shared another's
+   * request); `agreed`: operators agreed on it (a consensus read), so it needs no further check.
+   */
+  onAnswer(key: string, method: string, params: readonly unknown[], rule: RequestRule, result: unknown, answeredBy: string | undefined, agreed: boolean): void;
+  /** Whether every finalized answer kept was checked by a second operator (`verify: 'two-operators'`). */
+  readonly verified: boolean;
 }
 
-export function cacheStage(cache: CacheStore): Stage<CallHandler> {
+/**
+ * `agreed`: the stage in front of consensus reads. Their answers are kept without a further
+ * check; they are served from the cache only when it keeps verified answers alone (one
+ * endpoint's word is not what a consensus read asked for).
+ */
+export function cacheStage(cache: CacheStore, agreed = false): Stage<CallHandler> {
+  const serves = !agreed || cache.verified;
   return (next) => (call, options) => {
     // A pinned call asks that endpoint (verification, finality, the caller's own reasons): never served from here.
     if (call.retryClass !== 'idempotent' || options.endpoint !== undefined) return next(call, options);
     const rule = requestRuleOf(call.method, call.params);
     if (!cache.wants(rule, call.method)) return next(call, options);
     const key = call.body.tail;
-    const text = cache.lookup(key);
+    const text = serves ? cache.lookup(key) : undefined;
     if (text !== undefined) return Promise.resolve(JSON.parse(text) as unknown);
     return next(call, options).then((result) => {
-      cache.onAnswer(key, call.method, call.params, rule, result, call.answeredBy);
+      cache.onAnswer(key, call.method, call.params, rule, result, call.answeredBy, agreed);
       return result;
     });
   };

@@ -1,5 +1,6 @@
 /** What a call carries down the path, and what an attempt or a round gives back. */
 import type { RoleState } from '../admission/role-state.js';
+import type { ConsensusOptions } from '../api/request-options.js';
 import type { AttemptRecord } from '../errors/transport-error.js';
 import type { RequestBodyWriter } from '../jsonrpc/envelope.js';
 import type { RawOutcome } from '../http/executor.js';
@@ -28,6 +29,10 @@ export interface CallContext extends FailedCall, Exchanged {
   startedAtMs?: number | undefined;
   /** The endpoint whose answer the call's own request loop returned (the read cache judges finality by it). */
   answeredBy?: string | undefined;
+  /** The agreement this read asks for (`pipeline/consensus.ts`); undefined for every other call. */
+  readonly consensus?: ConsensusOptions | undefined;
+  /** Endpoints this call may never use (a consensus read's other operators): admission never falls back to them. */
+  readonly excluded?: ReadonlySet<string> | undefined;
 }
 
 /** A failed attempt, with its endpoint and a secret-free stand-in for the transport error (its code only). */

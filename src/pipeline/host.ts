@@ -8,6 +8,7 @@ import type { IntegrityAsk } from '../integrity/types.js';
 import type { HttpRequestPermit } from '../admission/permit.js';
 import type { RoleState } from '../admission/role-state.js';
 import type { PoolEvents } from '../api/events.js';
+import type { ConsensusOptions } from '../api/request-options.js';
 import type { Clock, Random, TimerQueue } from '../clock.js';
 import type { MethodClassification } from '../config/types.js';
 import type { TransportError } from '../errors/transport-error.js';
@@ -61,4 +62,6 @@ export interface PipelineHost {
   integrityOf(method: string, params: readonly unknown[]): IntegrityAsk | undefined;
   /** The retry budget of `kind` (shared with its hedges). */
   budgetOf(kind: RequestKind): CallBudget;
+  /** The method table's `consensus` per method; undefined when no method asks for it. */
+  readonly methodConsensus: ReadonlyMap<string, ConsensusOptions> | undefined;
 }

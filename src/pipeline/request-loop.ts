@@ -10,7 +10,7 @@ import type { HttpRequestPermit } from '../admission/permit.js';
 import { createRequestBody, type RequestBodyWriter } from '../jsonrpc/envelope.js';
 import { needsSendId } from './send-id-rules.js';
 import { sendIdReader } from './send-ids.js';
-import type { RequestOptions } from '../api/request-options.js';
+import type { ConsensusOptions, RequestOptions } from '../api/request-options.js';
 import { failWhileWaiting, finalError, type FailedCall } from './call-errors.js';
 import type { CallBudget, PipelineHost, RetryAvoidance } from './host.js';
 import type { AttemptFailure, CallContext, RoundResult } from './call-context.js';
@@ -23,8 +23,11 @@ function invalidInput(field: string, message: string): TransportError<'INVALID_I
   return new TransportError('INVALID_INPUT', message, { context: { field } });
 }
 
-/** The entry: validates and classifies a call (`INVALID_INPUT` before anything is sent), then hands it on. */
-export function callEntry(host: PipelineHost, next: CallHandler): RequestHandler {
+/**
+ * The entry: validates and classifies a call (`INVALID_INPUT` before anything is sent), then
+ * hands it on — a consensus read to the chain that holds the consensus stage (`agreed`).
+ */
+export function callEntry(host: PipelineHost, next: CallHandler, agreed: CallHandler): RequestHandler {
   return (method, params, options, observation) => {
     let call: CallContext;
     try {
@@ -32,6 +35,7 @@ export function callEntry(host: PipelineHost, next: CallHandler): RequestHandler
     } catch (error) {
       return Promise.reject(error);
     }
+    if (call.consensus !== undefined) return agreed(call, options);
     if (!needsSendId(call.method, call.retryClass)) return next(call, options);
     // A send's id is computed once from its bytes, before anything is sent: its answer must be
     // that id, its errors carry it (in the browser, the hashing loads on the first send: send-ids.browser.ts).
@@ -55,7 +59,37 @@ function callOf(host: PipelineHost, method: string, params: readonly unknown[], 
   const historical = host.answers.historicalOf(method, params);
   const pinned = options.endpoint !== undefined;
   const integrity = host.integrityOf(method, params);
-  return { method, params, kind, pinned, retryClass, attempts: [], redact: host.redact, body, sentTransactionId: undefined, integrity, historical, observation, onSettled: undefined, answeredBy: undefined };
+  const consensus = options.consensus === undefined ? host.methodConsensus?.get(method) : consensusOf(options.consensus, retryClass, pinned);
+  return {
+    method,
+    params,
+    kind,
+    pinned,
+    retryClass,
+    attempts: [],
+    redact: host.redact,
+    body,
+    sentTransactionId: undefined,
+    integrity,
+    historical,
+    observation,
+    onSettled: undefined,
+    answeredBy: undefined,
+    // The method table's consensus never applies to a pinned call (the pool's own verification and proofs pin).
+    consensus: pinned ? undefined : consensus,
+    excluded: undefined,
+  };
+}
+
+/** A call's own `consensus` option, checked: reads only, never pinned, 2 or 3 operators (`false`: none, whatever the method table says). */
+function consensusOf(consensus: RequestOptions['consensus'], retryClass: CallContext['retryClass'], pinned: boolean): ConsensusOptions | undefined {
+  if (consensus === false) return undefined;
+  if (typeof consensus !== 'object' || consensus === null || (consensus.operators !== 2 && consensus.operators !== 3)) {
+    throw invalidInput('consensus', 'consensus must be false or { operators: 2 | 3 }');
+  }
+  if (retryClass !== 'idempotent') throw invalidInput('consensus', 'consensus is for idempotent reads: a send is never sent to several nodes');
+  if (pinned) throw invalidInput('consensus', 'consensus needs several operators: a call pinned to one endpoint cannot have it');
+  return consensus;
 }
 
 /** What the loop is given besides the host. */
@@ -103,7 +137,8 @@ class CallWork implements LoopWork<RoundResult> {
     const { pool, call } = this;
     // A historical read never goes to an endpoint known to be pruned (unless none other is left).
     const { historical } = call;
-    const pruned = historical === undefined || call.pinned ? undefined : pool.answers.historicalAvoid(call.kind, historical);
+    // A consensus read's turn on one operator never reaches another's endpoints.
+    const pruned = call.excluded ?? (historical === undefined || call.pinned ? undefined : pool.answers.historicalAvoid(call.kind, historical));
     this.pruned = pruned;
     if (pruned !== undefined) this.avoid = { endpoints: pruned, untilMs: Number.POSITIVE_INFINITY };
     this.explore = this.parts.explores(call);
@@ -153,7 +188,8 @@ class CallWork implements LoopWork<RoundResult> {
     this.onlyRangeRefusals &&= failure.detail === 'log-range-limit';
     // Failing over to another endpoint is immediate; an endpoint that already failed this
     // call is used again only after the backoff, and only when no other can admit.
-    avoidFailed(this, failure.endpointId, this.onlyRangeRefusals ? Number.MAX_VALUE : pool.clock.now() + decided);
+    // A consensus read's turn on one operator never falls back to another operator's endpoints either.
+    avoidFailed(this, failure.endpointId, this.onlyRangeRefusals || call.excluded !== undefined ? Number.MAX_VALUE : pool.clock.now() + decided);
     return undefined;
   }
 

@@ -29,7 +29,9 @@ import { PoolEvents } from '../api/events.js';
 import { Balancer } from '../balance/balancer.js';
 import { DEFAULT_MAX_BATCH_SIZE } from '../batch/rules.js';
 import { systemClock, systemRandom, TimerQueue, type Clock, type Random } from '../clock.js';
-import { DEFAULT_MAX_OPERATOR_SHARE, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RETRY, normalizeEndpoints, type NormalizedEndpoint } from '../config/normalize.js';
+import { DEFAULT_MAX_OPERATOR_SHARE, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RETRY, methodConsensusOf, normalizeEndpoints, type NormalizedEndpoint } from '../config/normalize.js';
+import { createConsensusCounters, type ConsensusCounters } from '../consensus/consensus-snapshot.js';
+import { consensusParts } from '../parts/consensus-wiring.js';
 import type { HttpTransportPoolOptions, MethodClassification } from '../config/types.js';
 import { createRedactor, secretFragments } from '../errors/redact.js';
 import { createDefaultExecutor } from '../http/default-executor.js';
@@ -77,6 +79,8 @@ export interface PoolParts {
   readonly origins: OriginRequests;
   /** The read cache's state; undefined with `cache: false`. */
   readonly cache: ReadCache | undefined;
+  /** Consensus reads' counters. */
+  readonly consensus: ConsensusCounters;
   /** What close() also stops: the logger, status servers. */
   readonly onClose: Set<() => void | Promise<void>>;
   classify(method: string, options: { readonly kind?: RequestKind | undefined; readonly retryClass?: MethodClassification['retryClass'] | undefined }): MethodClassification;
@@ -234,7 +238,9 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
     // Integrity checks are on by default; off, a call reads no question from its params.
     integrityOf: integrity === undefined ? () => undefined : (method, params) => integrityAskOf(method, params, integrityFacts),
     budgetOf: (kind) => hedging?.of(kind)?.budget ?? UNBOUNDED_BUDGET,
+    methodConsensus: methodConsensusOf(options),
   };
+  const consensus = createConsensusCounters();
   const sizes: BatchSizes = createBatchSizes(
     new Map(endpoints.map((endpoint) => [endpoint.id, options.endpoints[endpoint.index]?.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE])),
     DEFAULT_MAX_BATCH_SIZE,
@@ -255,6 +261,9 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
   const path = assembleRequestPath(host, {
     coalesce: options.coalesce ?? true,
     cache,
+    consensus: consensusParts({ roles, clock, isExcluded: (role, nowMs) => endpointHealth.isExcluded(role, nowMs), permits: permitHost }, endpointHealth.settings.allowance, consensus, (call, callOptions) =>
+      callTimeoutMsOf(groups.get(call.kind), callOptions),
+    ),
     timeoutMsOf: (call, callOptions) => callTimeoutMsOf(groups.get(call.kind), callOptions),
     microBatch: options.batch === undefined || options.batch === false ? undefined : options.batch,
     batch: (calls, batchOptions) => runBatch(host, sizes, calls, batchOptions),
@@ -282,5 +291,5 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
   });
   if (options.logger) onClose.add(attachLogger(options.logger, events, (observer) => path.observe(observer)));
   const timeoutMsOf = (method: string, requestOptions: RequestOptions) => callTimeoutMsOf(groups.get(classify(method, requestOptions).kind), requestOptions);
-  return { clock, events, endpoints, roles, admission, host, path, health, endpointHealth, chainGuard, hedging, fleet, subscriptions, origins, cache, onClose, classify, timeoutMsOf };
+  return { clock, events, endpoints, roles, admission, host, path, health, endpointHealth, chainGuard, hedging, fleet, subscriptions, origins, cache, consensus, onClose, classify, timeoutMsOf };
 }

@@ -113,9 +113,9 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
 
   /** Per-role and per-endpoint state. Contains endpoint ids and operators only — never a URL, header or key. */
   snapshot(): PoolSnapshot {
-    const { endpoints, roles, health, chainGuard, hedging, clock, admission, endpointHealth, subscriptions, cache } = this.#parts;
+    const { endpoints, roles, health, chainGuard, hedging, clock, admission, endpointHealth, subscriptions, cache, consensus } = this.#parts;
     const snapshot = buildSnapshot(endpoints, roles, health, chainGuard, hedging, clock.now(), admission.closed, endpointHealth);
-    return { ...snapshot, subscriptions: subscriptions.snapshot(), cache: cache?.snapshot() };
+    return { ...snapshot, subscriptions: subscriptions.snapshot(), cache: cache?.snapshot(), consensus: { ...consensus } };
   }
 
   /**

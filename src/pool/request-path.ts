@@ -1,7 +1,8 @@
 /**
  * The request path, composed once from its stages in the order `pool/assemble.ts` states:
- * observe → entry → cache → coalesce → micro-batch → loop → hedge → record → exchange. A stage that
- * is off is not in the chain. Exporters attach at run time, so the path's outer end is
+ * observe → entry → cache → coalesce → micro-batch → loop → hedge → record → exchange (a
+ * consensus read: entry → cache → consensus → loop → record → exchange). A stage that is off
+ * is not in the chain. Exporters attach at run time, so the path's outer end is
  * recomposed when one attaches or detaches: a call never checks for observers.
  */
 import type { BatchCall, BatchItemResult, BatchOptions, MicroBatchSettings } from '../batch/types.js';
@@ -10,6 +11,7 @@ import type { CallContext } from '../pipeline/call-context.js';
 import { CallObservers, type CallLabeler, type CallObserver } from '../pipeline/call-observer.js';
 import { cacheStage } from '../pipeline/cache.js';
 import { coalesceStage, type CoalesceParts } from '../pipeline/coalesce.js';
+import { consensusStage, type ConsensusParts } from '../pipeline/consensus.js';
 import type { ReadCache } from '../parts/read-cache.js';
 import { hedgeStage, isHedgeable, type HedgeParts } from '../pipeline/hedge.js';
 import type { PipelineHost } from '../pipeline/host.js';
@@ -25,6 +27,8 @@ export interface RequestPathSettings {
   readonly coalesce: boolean;
   /** The read cache; undefined with `cache: false`. */
   readonly cache: ReadCache | undefined;
+  /** What consensus reads need; their chain (cache → consensus → loop) is taken only by them. */
+  readonly consensus: ConsensusParts;
   /** A call's time budget when it does not set `timeoutMs` (a coalesced joiner keeps its own deadline). */
   readonly timeoutMsOf: CoalesceParts['timeoutMsOf'];
   readonly microBatch: MicroBatchSettings | undefined;
@@ -78,7 +82,10 @@ export function assembleRequestPath(host: PipelineHost, settings: RequestPathSet
     reconcile: settings.reconcile === undefined ? undefined : { settings: settings.reconcile, read: (method, params, options) => plain(method, params, options) },
   });
   const calls: CallHandler = compose([settings.cache === undefined ? undefined : cacheStage(settings.cache), settings.coalesce ? coalesceStage({ clock: host.clock, timeoutMsOf: settings.timeoutMsOf, closedError: host.closedError }) : undefined, microBatch?.stage], loop);
-  const plain: RequestHandler = callEntry(host, calls);
+  // Consensus reads take their own chain: each operator's turn is its own request (never
+  // coalesced nor batched, so every answer has its endpoint), and everyone else's chain lacks it.
+  const agreed: CallHandler = compose([settings.cache === undefined ? undefined : cacheStage(settings.cache, true), consensusStage(host, settings.consensus)], loop);
+  const plain: RequestHandler = callEntry(host, calls, agreed);
   const observers = new CallObservers();
   let request = plain;
   const recompose = () => {

@@ -1,4 +1,5 @@
 import type { CacheSnapshot } from '../cache/cache-snapshot.js';
+import type { ConsensusSnapshot } from '../consensus/consensus-snapshot.js';
 import type { Availability, RoleState } from '../admission/role-state.js';
 import { LearnedBucket } from '../admission/learned-bucket.js';
 import type { NormalizedEndpoint } from '../config/normalize.js';
@@ -75,6 +76,8 @@ export interface PoolSnapshot {
   readonly subscriptions: readonly SubscriptionEndpointSnapshot[];
   /** The read cache; undefined with `cache: false`. */
   readonly cache?: CacheSnapshot | undefined;
+  /** Consensus reads (`consensus: { operators }`) since the pool started. */
+  readonly consensus?: ConsensusSnapshot | undefined;
 }
 
 export function buildSnapshot(
