@@ -1,13 +1,14 @@
 /**
  * `npm run bench`: every benchmark side by side in one run. Never part of `npm test`.
  * Pass `--json <file>` to also write the raw results, `--quick` for short runs (CI smoke),
- * `--only <section,…>` (admission, selection, json, integrity, peers, everyday, session, heap, faults, slow-node, bundle, health, observability, batching, subscriptions, fleet, learned-rate) for a focused run,
+ * `--only <section,…>` (admission, selection, json, integrity, consensus, peers, everyday, session, heap, faults, slow-node, bundle, health, observability, batching, subscriptions, fleet, learned-rate) for a focused run,
  * `--rounds <n>` for more throughput rounds (the median ratio to raw undici steadies with more).
  */
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { benchAdmission } from './admission.bench.js';
 import { benchBundleSize } from './bundle-size.js';
+import { benchConsensus } from './consensus.bench.js';
 import { benchBatching } from './batching.bench.js';
 import { benchEveryday } from './everyday.bench.js';
 import { benchFaults } from './faults.bench.js';
@@ -54,6 +55,7 @@ await section('admission', 'Admission (acquire + release)', benchAdmission);
 await section('selection', 'Selection per admission (filter + band + cap + rotation + reputation record)', benchSelection);
 await section('json', 'Exact-integer JSON parsing', benchJson);
 await section('integrity', 'Integrity checks: answer classification with and without the call\'s question (in-process A/B)', benchIntegrity);
+await section('consensus', 'Consensus reads against ethers FallbackProvider quorum 2 (same loopback servers, separate process)', () => benchConsensus({ durationMs: quick ? 400 : 1_000 }));
 await section('heap', 'Heap per idle endpoint', benchHeap);
 await section('peers', 'Throughput against the limit and the peers (same loopback server, separate process)', () =>
   benchPeers(quick ? { durationMs: 400, rounds, warmupMs: 150 } : { durationMs: 600, rounds, warmupMs: 400 }),
