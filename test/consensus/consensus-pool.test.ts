@@ -6,7 +6,7 @@ import { createSolanaClient } from '../../src/solana/client.js';
 import { createFakeClock } from '../../src/testing/index.js';
 import type { HttpTransportPoolOptions } from '../../src/config/types.js';
 import { closeAllServers, type RpcServer } from '../helpers/loopback.js';
-import { scriptedServer, type NodeScript } from '../helpers/lying-nodes.js';
+import { drive, scriptedServer, type NodeScript } from '../helpers/lying-nodes.js';
 import { closePools, createPool, rejection } from '../helpers/pools.js';
 
 /**
@@ -42,6 +42,14 @@ async function threeOperators(extra: Partial<HttpTransportPoolOptions> = {}, scr
   const requests = (method: string) => servers.reduce((sum, server) => sum + server.count(method), 0);
   const askedBy = (method: string) => servers.map((server) => server.count(method));
   return { pool, servers, requests, askedBy };
+}
+
+/** Three operators, the first on tier 0: a call without restriction to an operator always goes there first. */
+async function tieredOperators() {
+  const clock = createFakeClock();
+  const servers = [await scriptedServer(clock, honest), await scriptedServer(clock, honest), await scriptedServer(clock, honest)];
+  const pool = createPool({ endpoints: servers.map((server, i) => ({ id: `t-${i}`, url: server.url, operator: `op${i}.example`, tier: i === 0 ? 0 : 1 })), clock });
+  return { pool, askedBy: (method: string) => servers.map((server) => server.count(method)) };
 }
 
 describe('who may ask for consensus', () => {
@@ -96,6 +104,27 @@ describe('amplification', () => {
     expect((requests('eth_getBalance') - 60) / 60).toBe(2);
     expect(Math.min(...askedBy('eth_getBalance'))).toBeGreaterThan(20);
     expect(pool.snapshot().consensus).toEqual({ calls: 60, agreed: 60, disagreed: 0, failed: 0, tieBreaks: 0, strikes: 0 });
+  });
+
+  it('each turn stays on its operator: a tier-0 node never answers twice for one call', async () => {
+    const tiered = await tieredOperators();
+    for (let i = 0; i < 10; i++) await tiered.pool.request('eth_getBalance', [EVM_ADDRESS, 'latest'], { consensus: { operators: 2 } });
+    expect(tiered.askedBy('eth_getBalance')[0]).toBe(10);
+    expect(tiered.askedBy('eth_getBalance')[1]! + tiered.askedBy('eth_getBalance')[2]!).toBe(10);
+  });
+
+  it('a turn whose operator fails moves to the next operator, never back to one already asked', async () => {
+    const clock = createFakeClock();
+    const failing: NodeScript = () => undefined;
+    const servers = [await scriptedServer(clock, honest), await scriptedServer(clock, failing), await scriptedServer(clock, honest)];
+    const pool = createPool({
+      endpoints: servers.map((server, i) => ({ id: `node-${i}`, url: server.url, operator: `op${i}.example`, tier: i === 0 ? 0 : 1 })),
+      clock,
+      methods: { eth_getBalance: { kind: 'read', retryClass: 'idempotent' } },
+    });
+    const answer = pool.request('eth_getBalance', [EVM_ADDRESS, 'latest'], { consensus: { operators: 2 } });
+    expect(await drive(clock, answer)).toBe('0x3e8');
+    expect(servers.map((server) => server.count('eth_getBalance'))).toEqual([1, 1, 1]);
   });
 
   it('operators 3 asks all three', async () => {
