@@ -134,6 +134,24 @@ describe('amplification', () => {
   });
 });
 
+describe('the retry budget bounds tie-breaks', () => {
+  it('a storm of disagreements: tie-breaks stop once the budget is spent, each call then costs its two requests and fails', async () => {
+    const clock = createFakeClock();
+    const servers = await Promise.all([0, 1, 2].map((i) => scriptedServer(clock, (method) => (method === 'eth_getBalance' ? `0x${(i + 1).toString(16)}` : undefined))));
+    const pool = createPool({ endpoints: servers.map((server, i) => ({ id: `node-${i}`, url: server.url, operator: `op${i}.example` })), clock, reputation: false });
+    const errors = [];
+    for (let i = 0; i < 100; i++) errors.push(await rejection(pool.request('eth_getBalance', [EVM_ADDRESS, 'latest'], { consensus: { operators: 2 } })));
+    expect(errors.every((error) => error.code === 'CONSENSUS_FAILED')).toBe(true);
+    const { tieBreaks, failed } = pool.snapshot().consensus!;
+    expect(failed).toBe(100);
+    // The budget's capacity (20) and floor (10 per second, the clock stands still) plus 0.1 per request made.
+    expect(tieBreaks).toBeGreaterThan(20);
+    expect(tieBreaks).toBeLessThan(60);
+    expect(servers.reduce((sum, server) => sum + server.count('eth_getBalance'), 0)).toBe(200 + tieBreaks);
+    expect((errors.at(-1)!.context as { answers: unknown[] }).answers).toHaveLength(2);
+  });
+});
+
 describe('composition', () => {
   it('the method table gives every call of a method consensus; a call may opt out with consensus: false', async () => {
     const { pool, requests } = await threeOperators({ methods: { getBalance: { consensus: { operators: 2 } } } });
