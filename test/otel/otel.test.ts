@@ -170,6 +170,23 @@ describe('instrumentOpenTelemetry', () => {
     expect(points('sturdy_rpc.rate_limits')).toEqual(URLS.map((_, i) => ({ attributes: { endpoint: `node-${i}` }, value: 0 })));
   });
 
+  it('exports consensus reads from the snapshot, one call counted once however many operators answered it', async () => {
+    const { pool, collect } = setup();
+    await pool.request('getBalance', ['address'], { consensus: { operators: 2 } });
+    const data = await collect();
+    const byName = new Map(data.map((m) => [m.descriptor.name, m]));
+    const points = (name: string) => byName.get(name)!.dataPoints.map((p) => ({ attributes: p.attributes, value: p.value }));
+    expect(points('sturdy_rpc.consensus_reads')).toEqual(
+      expect.arrayContaining([
+        { attributes: { consensus_outcome: 'call' }, value: 1 },
+        { attributes: { consensus_outcome: 'agreed' }, value: 1 },
+        { attributes: { consensus_outcome: 'disagreed' }, value: 0 },
+      ]),
+    );
+    expect(points('sturdy_rpc.calls')).toEqual([{ attributes: { kind: 'read', method: 'getBalance', outcome_code: 'ok' }, value: 1 }]);
+    expect(points('sturdy_rpc.attempts').reduce((sum, point) => sum + Number(point.value), 0)).toBe(2);
+  });
+
   it('stops after uninstrument: no span, no metric change', async () => {
     const { pool, exporter, uninstrument, collect } = setup();
     await pool.request('getSlot', []);
