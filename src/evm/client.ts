@@ -90,7 +90,7 @@ function parseClientVersion(clientVersion: string): GetVersionReturnType {
 /**
  * Creates typed EVM calls over `requester`. Results are validated with zod (a mismatch is
  * `INVALID_RESPONSE`), quantities are parsed exactly with `BigInt`, and every call takes a
- * trailing {@link RequestOptions} (`timeoutMs`, `signal`, `endpoint`) passed through.
+ * trailing {@link RequestOptions} (`timeoutMs`, `signal`, `endpoint`, `consensus`) passed through.
  *
  * ```ts
  * const evm = createEvmClient(pool);

@@ -69,7 +69,7 @@ export interface SolanaClient extends SolanaAccountMethods, SolanaChainStateMeth
 /**
  * Creates typed Solana calls over `requester`. Results are validated with zod (a mismatch
  * is `INVALID_RESPONSE`), u64 values are exact `bigint`s, and every call takes a trailing
- * {@link RequestOptions} (`timeoutMs`, `signal`, `endpoint`) passed through to the pool.
+ * {@link RequestOptions} (`timeoutMs`, `signal`, `endpoint`, `consensus`) passed through to the pool.
  *
  * ```ts
  * const sol = createSolanaClient(pool, { commitment: 'confirmed' });
