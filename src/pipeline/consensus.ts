@@ -94,7 +94,7 @@ async function agreedRead(host: PipelineHost, parts: ConsensusParts, next: CallH
   if (disagreed) counters.disagreed++;
   if (winner === undefined) {
     counters.failed++;
-    if (answers.length === 0) throw lastError;
+    if (answers.length === 0) throw lastError ?? new TransportError('DEADLINE_EXCEEDED', `'${call.method}' had no time left to ask an operator`, { context: { timeoutMs: parts.timeoutMsOf(call, options) }, method: call.method });
     throw consensusFailed(call, quorum, disagreed ? 'disagreement' : 'too-few-answers', classes, choices.length);
   }
   if (!disagreed) counters.agreed++;

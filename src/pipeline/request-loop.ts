@@ -75,8 +75,9 @@ function callOf(host: PipelineHost, method: string, params: readonly unknown[], 
     observation,
     onSettled: undefined,
     answeredBy: undefined,
-    // The method table's consensus never applies to a pinned call (the pool's own verification and proofs pin).
-    consensus: pinned ? undefined : consensus,
+    // The method table's consensus never applies to a pinned call (the pool's own verification and
+    // proofs pin) nor to one the caller reclassified as a send.
+    consensus: pinned || retryClass !== 'idempotent' ? undefined : consensus,
     excluded: undefined,
   };
 }

@@ -153,12 +153,16 @@ describe('the retry budget bounds tie-breaks', () => {
 });
 
 describe('composition', () => {
-  it('the method table gives every call of a method consensus; a call may opt out with consensus: false', async () => {
+  it('the method table gives every call of a method consensus; a call may opt out with consensus: false, a pinned call or a send never has it', async () => {
     const { pool, requests } = await threeOperators({ methods: { getBalance: { consensus: { operators: 2 } } } });
     await pool.request('getBalance', [SOL_ADDRESS]);
     expect(requests('getBalance')).toBe(2);
     await pool.request('getBalance', [SOL_ADDRESS], { consensus: false });
     expect(requests('getBalance')).toBe(3);
+    // Nor a pinned call (the pool's own verification pins), nor one the caller makes a send of.
+    await pool.request('getBalance', [SOL_ADDRESS], { endpoint: 'node-1' });
+    await pool.request('getBalance', [SOL_ADDRESS], { retryClass: 'never-after-dispatch' });
+    expect(requests('getBalance')).toBe(5);
   });
 
   it('typed calls and sessions take the option through', async () => {
