@@ -7,7 +7,7 @@ export type { PoolSnapshot, RoleSnapshot, EndpointSnapshot, KindSnapshot } from 
 export type { CacheSnapshot } from './cache/cache-snapshot.js';
 export type { ConsensusSnapshot } from './consensus/consensus-snapshot.js';
 export type { CacheSettings, CacheTtlSettings } from './cache/cache-settings.js';
-export type { CacheEvent } from './api/events.js';
+export type { CacheEvent, ConsensusEvent } from './api/events.js';
 export type { ChainStatus } from './parts/chain-guard.js';
 export type { EndpointReputationView } from './parts/pool-health.js';
 export type { EndpointHeadView, EndpointHealthState } from './parts/endpoint-health.js';

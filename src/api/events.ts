@@ -187,6 +187,20 @@ export interface CacheEvent extends EventBase {
   readonly dropped: number;
 }
 
+/**
+ * A consensus read whose answers disagreed (README "Consensus reads"): `resolved` when enough
+ * operators still agreed (the others were struck), `failed` when not (`CONSENSUS_FAILED`).
+ * `answers` names which endpoint gave which answer class (`a`, `b`, …), never a value.
+ */
+export interface ConsensusEvent extends EventBase {
+  readonly method: string;
+  readonly kind: RequestKind;
+  readonly outcome: 'resolved' | 'failed';
+  readonly answers: readonly { readonly endpointId: string; readonly answerClass: string }[];
+  /** The endpoints struck (outside the agreeing answers); empty when the call failed. */
+  readonly outliers: readonly string[];
+}
+
 export interface PoolEventMap {
   attempt: AttemptEvent;
   success: SuccessEvent;
@@ -205,6 +219,7 @@ export interface PoolEventMap {
   subscription: SubscriptionEvent;
   fleet: FleetEvent;
   cache: CacheEvent;
+  consensus: ConsensusEvent;
 }
 
 export type PoolEventName = keyof PoolEventMap;

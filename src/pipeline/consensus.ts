@@ -91,7 +91,13 @@ async function agreedRead(host: PipelineHost, parts: ConsensusParts, next: CallH
     classes = classifyAnswers(answers, rule, parts.allowance);
     winner = classes.find((group) => group.members.length >= quorum);
   }
-  if (disagreed) counters.disagreed++;
+  if (disagreed) {
+    counters.disagreed++;
+    if (host.events.has('consensus')) {
+      const outliers = winner === undefined ? [] : classes.flatMap((group) => (group === winner ? [] : group.members.map((member) => member.endpointId)));
+      host.events.emit('consensus', { atMs: clock.now(), method: call.method, kind: call.kind, outcome: winner === undefined ? 'failed' : 'resolved', answers: answerClassesOf(classes), outliers });
+    }
+  }
   if (winner === undefined) {
     counters.failed++;
     if (answers.length === 0) throw lastError ?? new TransportError('DEADLINE_EXCEEDED', `'${call.method}' had no time left to ask an operator`, { context: { timeoutMs: parts.timeoutMsOf(call, options) }, method: call.method });
@@ -106,6 +112,11 @@ async function agreedRead(host: PipelineHost, parts: ConsensusParts, next: CallH
   return winner.value;
 }
 
+/** Which endpoint gave which answer class: what errors and events say of the answers (never a value). */
+function answerClassesOf(classes: readonly AnswerClass<Answer>[]): { endpointId: string; answerClass: string }[] {
+  return classes.flatMap((group) => group.members.map((member) => ({ endpointId: member.endpointId, answerClass: group.label })));
+}
+
 function consensusFailed(
   call: CallContext,
   quorum: number,
@@ -113,7 +124,7 @@ function consensusFailed(
   classes: readonly AnswerClass<Answer>[],
   available: number,
 ): TransportError<'CONSENSUS_FAILED'> {
-  const answers = classes.flatMap((group) => group.members.map((member) => ({ endpointId: member.endpointId, answerClass: group.label })));
+  const answers = answerClassesOf(classes);
   const said = answers.map((answer) => `${answer.endpointId}: ${answer.answerClass}`).join(', ');
   const why =
     reason === 'too-few-operators'

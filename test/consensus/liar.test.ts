@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/testing/index.js';
+import type { ConsensusEvent } from '../../src/api/events.js';
 import type { HttpTransportPool } from '../../src/pool/http-transport-pool.js';
 import { closeAllServers } from '../helpers/loopback.js';
 import { closePools, rejection } from '../helpers/pools.js';
@@ -54,6 +55,8 @@ describe('a 10 %-wrong-balance liar among two honest nodes', () => {
   it('with operators: 2, 1 000 calls return 0 wrong values, the liar is struck and its score falls', async () => {
     const clock = createFakeClock();
     const { pool, liar, honest: [a, b] } = await lyingFleet(clock, honest, tenPercentLiar(), 'solana');
+    const events: ConsensusEvent[] = [];
+    pool.on('consensus', (event) => events.push(event));
     const wrong = await wrongValues(pool, 1_000, { consensus: { operators: 2 } });
     expect(wrong).toBe(0);
     const consensus = pool.snapshot().consensus!;
@@ -63,6 +66,12 @@ describe('a 10 %-wrong-balance liar among two honest nodes', () => {
     expect(consensus.disagreed).toBeGreaterThan(0);
     expect(consensus.strikes).toBe(consensus.disagreed);
     expect(consensus.tieBreaks).toBe(consensus.disagreed);
+    // Each disagreement said so: resolved, the liar the outlier, the honest two one answer class.
+    expect(events).toHaveLength(consensus.disagreed);
+    for (const event of events) {
+      expect(event).toMatchObject({ method: 'getBalance', kind: 'read', outcome: 'resolved', outliers: ['liar'] });
+      expect(event.answers).toHaveLength(3);
+    }
     expect(scoreOf(pool, 'liar')).toBeLessThan(scoreOf(pool, 'honest-a')!);
     // Struck, it falls out of the better band: the honest operators take the consensus reads from then on.
     expect(scoreOf(pool, 'liar')).toBeLessThan(80);
