@@ -138,7 +138,9 @@ describe('the retry budget bounds tie-breaks', () => {
   it('a storm of disagreements: tie-breaks stop once the budget is spent, each call then costs its two requests and fails', async () => {
     const clock = createFakeClock();
     const servers = await Promise.all([0, 1, 2].map((i) => scriptedServer(clock, (method) => (method === 'eth_getBalance' ? `0x${(i + 1).toString(16)}` : undefined))));
-    const pool = createPool({ endpoints: servers.map((server, i) => ({ id: `node-${i}`, url: server.url, operator: `op${i}.example` })), clock, reputation: false });
+    const pool = createPool({ endpoints: servers.map((server, i) => ({ id: `node-${i}`, url: `${server.url}/SECRET-${i}`, operator: `op${i}.example` })), clock, reputation: false });
+    const events: unknown[] = [];
+    pool.on('consensus', (event) => events.push(event));
     const errors = [];
     for (let i = 0; i < 100; i++) errors.push(await rejection(pool.request('eth_getBalance', [EVM_ADDRESS, 'latest'], { consensus: { operators: 2 } })));
     expect(errors.every((error) => error.code === 'CONSENSUS_FAILED')).toBe(true);
@@ -149,6 +151,10 @@ describe('the retry budget bounds tie-breaks', () => {
     expect(tieBreaks).toBeLessThan(60);
     expect(servers.reduce((sum, server) => sum + server.count('eth_getBalance'), 0)).toBe(200 + tieBreaks);
     expect((errors.at(-1)!.context as { answers: unknown[] }).answers).toHaveLength(2);
+    // Endpoint ids and answer classes only: no URL, no value.
+    expect(events).toHaveLength(100);
+    const said = JSON.stringify([events, errors.map((error) => [error.message, error.context, error.attempts])]);
+    expect(said).not.toMatch(/SECRET|127\.0\.0\.1|0x[123]\b/);
   });
 });
 
