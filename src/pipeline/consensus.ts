@@ -91,10 +91,11 @@ async function agreedRead(host: PipelineHost, parts: ConsensusParts, next: CallH
     classes = classifyAnswers(answers, rule, parts.allowance);
     winner = classes.find((group) => group.members.length >= quorum);
   }
+  // The answers outside the agreeing ones: none when nobody won (who lied is not known then).
+  const outliers = winner === undefined ? [] : classes.flatMap((group) => (group === winner ? [] : group.members.map((member) => member.endpointId)));
   if (disagreed) {
     counters.disagreed++;
     if (host.events.has('consensus')) {
-      const outliers = winner === undefined ? [] : classes.flatMap((group) => (group === winner ? [] : group.members.map((member) => member.endpointId)));
       host.events.emit('consensus', { atMs: clock.now(), method: call.method, kind: call.kind, outcome: winner === undefined ? 'failed' : 'resolved', answers: answerClassesOf(classes), outliers });
     }
   }
@@ -104,10 +105,8 @@ async function agreedRead(host: PipelineHost, parts: ConsensusParts, next: CallH
     throw consensusFailed(call, quorum, disagreed ? 'disagreement' : 'too-few-answers', classes, choices.length);
   }
   if (!disagreed) counters.agreed++;
-  for (const group of classes) if (group !== winner) for (const outlier of group.members) {
-      counters.strikes++;
-      parts.strike(outlier.endpointId, call.kind);
-    }
+  counters.strikes += outliers.length;
+  for (const endpointId of outliers) parts.strike(endpointId, call.kind);
   call.answeredBy = winner.members[0]!.endpointId;
   return winner.value;
 }
