@@ -83,6 +83,16 @@ describe('who may ask for consensus', () => {
     );
   });
 
+  it('a method table entry with consensus alone keeps the built-in classification; one field alone keeps the other', () => {
+    const pool = createPool({
+      endpoints: [{ url: 'http://127.0.0.1:1' }],
+      methods: { getBalance: { consensus: { operators: 2 } }, my_read: { retryClass: 'idempotent' }, eth_call: { kind: 'heavy' } },
+    });
+    expect(pool.classifyMethod('getBalance')).toEqual({ kind: 'read', retryClass: 'idempotent' });
+    expect(pool.classifyMethod('my_read')).toEqual({ kind: 'read', retryClass: 'idempotent' });
+    expect(pool.classifyMethod('eth_call')).toEqual({ kind: 'heavy', retryClass: 'idempotent' });
+  });
+
   it('fewer operators than asked: CONSENSUS_FAILED too-few-operators, nothing sent', async () => {
     const { pool, requests } = await threeOperators();
     const two = createPool({ endpoints: [{ id: 'a', url: 'http://127.0.0.1:9/x', operator: 'same.example' }, { id: 'b', url: 'http://127.0.0.1:9/y', operator: 'same.example' }] });
