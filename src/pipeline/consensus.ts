@@ -44,7 +44,16 @@ interface Answer {
 const FINAL_CODES: ReadonlySet<string> = new Set(['ABORTED', 'POOL_CLOSED', 'INVALID_INPUT']);
 
 export function consensusStage(host: PipelineHost, parts: ConsensusParts): Stage<CallHandler> {
-  return (next) => (call, options) => agreedRead(host, parts, next, call, options, call.consensus as ConsensusOptions);
+  return (next) => async (call, options) => {
+    try {
+      const result = await agreedRead(host, parts, next, call, options, call.consensus as ConsensusOptions);
+      // Identical consensus reads that shared this one copy the answer before its caller can touch it.
+      call.onSettled?.succeeded(result);
+      return result;
+    } finally {
+      call.onSettled?.settled();
+    }
+  };
 }
 
 async function agreedRead(host: PipelineHost, parts: ConsensusParts, next: CallHandler, call: CallContext, options: RequestOptions, consensus: ConsensusOptions): Promise<unknown> {

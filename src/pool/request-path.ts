@@ -81,10 +81,14 @@ export function assembleRequestPath(host: PipelineHost, settings: RequestPathSet
     // An ambiguous send's lookups take the whole path (shared, hedged), unobserved.
     reconcile: settings.reconcile === undefined ? undefined : { settings: settings.reconcile, read: (method, params, options) => plain(method, params, options) },
   });
-  const calls: CallHandler = compose([settings.cache === undefined ? undefined : cacheStage(settings.cache), settings.coalesce ? coalesceStage({ clock: host.clock, timeoutMsOf: settings.timeoutMsOf, closedError: host.closedError }) : undefined, microBatch?.stage], loop);
-  // Consensus reads take their own chain: each operator's turn is its own request (never
-  // coalesced nor batched, so every answer has its endpoint), and everyone else's chain lacks it.
-  const agreed: CallHandler = compose([settings.cache === undefined ? undefined : cacheStage(settings.cache, true), consensusStage(host, settings.consensus)], loop);
+  const coalesce = settings.coalesce ? coalesceStage({ clock: host.clock, timeoutMsOf: settings.timeoutMsOf, closedError: host.closedError }) : undefined;
+  const calls: CallHandler = compose([settings.cache === undefined ? undefined : cacheStage(settings.cache), coalesce, microBatch?.stage], loop);
+  // Consensus reads take chains of their own, one per `operators` (identical consensus reads
+  // share one consensus, never one of fewer operators): each operator's turn is its own request
+  // (never coalesced nor batched, so every answer has its endpoint); everyone else's chain lacks them.
+  const consensusChain = (): CallHandler => compose([settings.cache === undefined ? undefined : cacheStage(settings.cache, true), coalesce, consensusStage(host, settings.consensus)], loop);
+  const agreedBy = { 2: consensusChain(), 3: consensusChain() } as const;
+  const agreed: CallHandler = (call, options) => agreedBy[call.consensus!.operators](call, options);
   const plain: RequestHandler = callEntry(host, calls, agreed);
   const observers = new CallObservers();
   let request = plain;

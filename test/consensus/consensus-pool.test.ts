@@ -137,6 +137,19 @@ describe('amplification', () => {
     expect(servers.map((server) => server.count('eth_getBalance'))).toEqual([1, 1, 1]);
   });
 
+  it('identical consensus reads in flight share one consensus of as many operators, never one of fewer', async () => {
+    const { pool, requests } = await threeOperators();
+    const params = [EVM_ADDRESS, 'latest'];
+    const twos = Array.from({ length: 20 }, () => pool.request('eth_getBalance', params, { consensus: { operators: 2 } }));
+    const threes = Array.from({ length: 20 }, () => pool.request('eth_getBalance', params, { consensus: { operators: 3 } }));
+    const plain = Array.from({ length: 20 }, () => pool.request('eth_getBalance', params));
+    const answers = await Promise.all([...twos, ...threes, ...plain]);
+    expect(new Set(answers)).toEqual(new Set(['0x3e8']));
+    // One consensus of two, one of three, one plain request.
+    expect(requests('eth_getBalance')).toBe(2 + 3 + 1);
+    expect(pool.snapshot().consensus).toMatchObject({ calls: 2, agreed: 2 });
+  });
+
   it('operators 3 asks all three', async () => {
     const { pool, askedBy } = await threeOperators();
     await pool.request('getBalance', [SOL_ADDRESS], { consensus: { operators: 3 } });

@@ -57,7 +57,8 @@ describe('a 10 %-wrong-balance liar among two honest nodes', () => {
     const { pool, liar, honest: [a, b] } = await lyingFleet(clock, honest, tenPercentLiar(), 'solana');
     const events: ConsensusEvent[] = [];
     pool.on('consensus', (event) => events.push(event));
-    const wrong = await wrongValues(pool, 1_000, { consensus: { operators: 2 } });
+    // One consensus per call (identical consensus reads in flight would share one).
+    const wrong = await wrongValues(pool, 1_000, { consensus: { operators: 2 }, coalesce: false });
     expect(wrong).toBe(0);
     const consensus = pool.snapshot().consensus!;
     expect(consensus.calls).toBe(1_000);
