@@ -1,12 +1,13 @@
 /**
- * The consensus stage (README "Consensus"): a read that asks for it goes to `operators`
+ * The consensus stage (README "Consensus reads"): a read that asks for it goes to `operators`
  * distinct operators at once, each through the request loop restricted to that operator's
  * endpoints (its own failover, retries and reputation among them; never hedged, so it never
  * lands on another operator). Their answers are grouped by the method's agreement rule
  * (`consensus/agreement.ts`); `operators` agreeing answers are the answer, and an answer
  * outside them is an integrity strike on its endpoint. A disagreement asks one more operator
- * while the retry budget allows, else the call fails `CONSENSUS_FAILED`. The stage is on a
- * chain of its own that only consensus calls take: everyone else's path does not contain it.
+ * while the retry budget allows, else the call fails `CONSENSUS_FAILED`. The stage is on
+ * chains of their own that only consensus calls take (one per `operators`, behind the cache
+ * and coalescing): everyone else's path does not contain it.
  */
 import type { ConsensusOptions, RequestOptions } from '../api/request-options.js';
 import { classifyAnswers, agreementRuleOf, type AnswerClass, type DriftAllowance } from '../consensus/agreement.js';

@@ -11,6 +11,8 @@
  *   coalesce     identical reads in flight share one request — before micro-batching, so a
  *                batch never carries the same read twice (`coalesce: false` removes it);
  *   micro-batch  reads made within `waitMs` go as one JSON-RPC batch (only with `batch`);
+ *   consensus    only on the chains consensus reads take (entry → cache → coalesce → consensus →
+ *                loop): each operator's turn is its own request, so it is never batched;
  *   loop         admission, the retry decision, the deadline, reconciliation of sends —
  *                one loop (`pipeline/loop.ts`) for single calls and `pool.batch` chunks;
  *   hedge        a late read gets a second attempt elsewhere — inside the loop, so a hedge

@@ -1,7 +1,7 @@
 /**
  * The request path, composed once from its stages in the order `pool/assemble.ts` states:
  * observe → entry → cache → coalesce → micro-batch → loop → hedge → record → exchange (a
- * consensus read: entry → cache → consensus → loop → record → exchange). A stage that is off
+ * consensus read: entry → cache → coalesce → consensus → loop → record → exchange). A stage that is off
  * is not in the chain. Exporters attach at run time, so the path's outer end is
  * recomposed when one attaches or detaches: a call never checks for observers.
  */

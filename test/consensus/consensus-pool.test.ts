@@ -150,6 +150,18 @@ describe('amplification', () => {
     expect(pool.snapshot().consensus).toMatchObject({ calls: 2, agreed: 2 });
   });
 
+  it('a caller that mutates the shared consensus answer changes nobody else\'s', async () => {
+    const { pool, requests } = await threeOperators();
+    const first = pool.request('getBalance', [SOL_ADDRESS], { consensus: { operators: 2 } }).then((answer) => {
+      (answer as { value: number }).value = -1;
+      return answer;
+    });
+    const second = pool.request('getBalance', [SOL_ADDRESS], { consensus: { operators: 2 } });
+    expect(await first).toMatchObject({ value: -1 });
+    expect(await second).toEqual({ context: { slot: 300 }, value: 5 });
+    expect(requests('getBalance')).toBe(2);
+  });
+
   it('operators 3 asks all three', async () => {
     const { pool, askedBy } = await threeOperators();
     await pool.request('getBalance', [SOL_ADDRESS], { consensus: { operators: 3 } });
