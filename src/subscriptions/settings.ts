@@ -2,7 +2,9 @@ import * as z from 'zod/mini';
 import type { BackoffSettings } from '../retry/backoff.js';
 import type { SilenceSettings } from './silence.js';
 import type { SocketFactory } from './socket.js';
-import type { OverflowPolicy, SubscriptionSettings } from './types.js';
+import type { ManagedSubscriptionOptions, SubscriptionLink } from './subscription.js';
+import { streamProfileOf } from './stream-profile.js';
+import type { OverflowPolicy, SubscribeOptions, SubscriptionSettings } from './types.js';
 
 export interface ResolvedSubscriptionSettings {
   readonly deriveWsUrl: boolean;
@@ -19,6 +21,8 @@ export interface ResolvedSubscriptionSettings {
   readonly backoff: BackoffSettings;
   readonly idleSocketMs: number;
   readonly socketFactory: SocketFactory | undefined;
+  readonly share: boolean;
+  readonly redundancy: 1 | 2;
 }
 
 const positive = () => z.number({ error: 'must be a number' }).check(z.positive('must be > 0'));
@@ -43,6 +47,8 @@ export const subscriptionSettingsSchema = z
     initialBackoffMs: z.optional(nonNegative()),
     maxBackoffMs: z.optional(nonNegative()),
     idleSocketMs: z.optional(nonNegative()),
+    share: z.optional(z.boolean({ error: 'must be a boolean' })),
+    redundancy: z.optional(z.union([z.literal(1), z.literal(2)], { error: 'must be 1 or 2' })),
     socketFactory: z.optional(z.custom<SocketFactory>((value) => typeof value === 'function', { message: 'must be a function' })),
   })
   .check(
@@ -87,6 +93,31 @@ export function resolveSubscriptionSettings(options: SubscriptionSettings | unde
     backoff: { initialBackoffMs: o.initialBackoffMs ?? 250, maxBackoffMs: Math.max(o.maxBackoffMs ?? 10_000, o.initialBackoffMs ?? 250) },
     idleSocketMs: o.idleSocketMs ?? 1_000,
     socketFactory: o.socketFactory,
+    share: o.share ?? true,
+    redundancy: o.redundancy ?? 1,
+  };
+}
+
+/** One node subscription's options: the caller's, else the pool's. */
+export function subscriptionOptionsOf(
+  id: number,
+  method: string,
+  params: readonly unknown[],
+  options: SubscribeOptions,
+  settings: ResolvedSubscriptionSettings,
+  link: SubscriptionLink | undefined,
+): ManagedSubscriptionOptions {
+  return {
+    id,
+    method,
+    params,
+    profile: streamProfileOf(method, params),
+    bufferSize: options.bufferSize ?? settings.bufferSize,
+    bufferBytes: options.bufferBytes ?? settings.bufferBytes,
+    overflow: options.overflow ?? settings.overflow,
+    expectedIntervalMs: options.expectedIntervalMs,
+    silence: settings.silence,
+    link,
   };
 }
 

@@ -1,0 +1,204 @@
+/**
+ * Identical subscriptions from several callers share one stream (as @solana/kit coalesces
+ * them): the key is the method, the params and the options that change what the node is
+ * asked or how the stream is watched (`redundancy`, `expectedIntervalMs`); buffers, overflow
+ * policies, signals and timeouts stay each caller's own. The stream is one node
+ * subscription, or a redundant pair (redundant-stream.ts); it is unsubscribed at the node
+ * when its last caller leaves. With `share: false` every caller gets a stream of its own,
+ * through the same path.
+ */
+import { copyOf } from '../coalesce/coalescer.js';
+import { stringifyJson } from '../jsonrpc/exact-json.js';
+import { CallerSubscription, type CallerSource } from './caller-subscription.js';
+import type { LinkCounts } from './endpoint-states.js';
+import type { ItemSink } from './item-buffer.js';
+import { abortedError } from './placement-errors.js';
+import { RedundantStream, type StreamOpener } from './redundant-stream.js';
+import type { ResolvedSubscriptionSettings } from './settings.js';
+import type { ManagedSubscription, SubscriptionLink } from './subscription.js';
+import type { SubscribeOptions, Subscription, SubscriptionEvent, SubscriptionItem } from './types.js';
+
+/** What callers share: one node subscription or a redundant pair. */
+interface SharedSource {
+  readonly id: number;
+  readonly endpointId: string;
+  close(): Promise<void>;
+}
+
+export class SharedSubscriptions {
+  readonly #opener: StreamOpener;
+  readonly #settings: ResolvedSubscriptionSettings;
+  readonly #streams = new Map<string, SharedStream>();
+
+  constructor(opener: StreamOpener) {
+    this.#opener = opener;
+    this.#settings = opener.settings;
+  }
+
+  subscribe<T>(method: string, params: readonly unknown[], options: SubscribeOptions): Promise<Subscription<T>> {
+    if (options.signal?.aborted) return Promise.reject(abortedError(method, options.signal.reason));
+    const redundancy = options.redundancy ?? this.#settings.redundancy;
+    const key = this.#settings.share ? shareKey(method, params, redundancy, options.expectedIntervalMs) : undefined;
+    let stream = key === undefined ? undefined : this.#streams.get(key);
+    if (stream === undefined) {
+      stream = new SharedStream(this.#opener, method, () => key !== undefined && this.#streams.get(key) === stream && this.#streams.delete(key));
+      if (key !== undefined) this.#streams.set(key, stream);
+      stream.open(params, options, redundancy);
+    }
+    return stream.join(options) as Promise<Subscription<T>>;
+  }
+}
+
+/** Per endpoint, what `snapshot()` says of callers, sharing and redundancy (`subscriptions`: every node subscription live or being placed). */
+export function linkCounts(subscriptions: Iterable<ManagedSubscription>): Map<string, LinkCounts> {
+  const counts = new Map<string, LinkCounts>();
+  for (const sub of subscriptions) {
+    if (sub.connection === undefined) continue;
+    let at = counts.get(sub.endpointId);
+    if (at === undefined) counts.set(sub.endpointId, (at = { callers: 0, shared: 0, redundant: 0 }));
+    const callers = sub.link?.callers() ?? 1;
+    at.callers += callers;
+    if (callers > 1) at.shared++;
+    if (sub.link?.redundant === true) at.redundant++;
+  }
+  return counts;
+}
+
+/** Undefined when the params cannot be keyed (a cycle, a function): that caller does not share. */
+function shareKey(method: string, params: readonly unknown[], redundancy: number, expectedIntervalMs: number | undefined): string | undefined {
+  try {
+    return `${method}\n${redundancy}\n${expectedIntervalMs ?? ''}\n${stringifyJson(params)}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Each caller after the first gets its own copy: callers may mutate what they read. */
+const copyItem = (item: SubscriptionItem): SubscriptionItem => (item.kind === 'notification' ? { ...item, value: copyOf(item.value) } : { ...item });
+
+/** One stream and its callers: the sink its items go to, handing each to every caller. */
+class SharedStream implements ItemSink<SubscriptionItem>, CallerSource {
+  readonly method: string;
+  readonly #opener: StreamOpener;
+  readonly #forget: () => void;
+  readonly #callers = new Set<CallerSubscription>();
+  /** Aborted when every caller left before the stream opened. */
+  readonly #placing = new AbortController();
+  #ready: Promise<SharedSource> | undefined;
+  #source: SharedSource | undefined;
+  #ended = false;
+
+  constructor(opener: StreamOpener, method: string, forget: () => void) {
+    this.#opener = opener;
+    this.method = method;
+    this.#forget = forget;
+  }
+
+  get id(): number {
+    return this.#source?.id ?? 0;
+  }
+
+  get endpointId(): string {
+    return this.#source?.endpointId ?? '';
+  }
+
+  now(): number {
+    return this.#opener.now();
+  }
+
+  emit(event: SubscriptionEvent): void {
+    this.#opener.emit(event);
+  }
+
+  open(params: readonly unknown[], options: SubscribeOptions, redundancy: 1 | 2): void {
+    const own = { ...options, signal: this.#placing.signal };
+    const opening: Promise<SharedSource> =
+      redundancy === 2 ? RedundantStream.open(this.#opener, this.method, params, own, this) : this.#opener.open(this.method, params, own, this.#link());
+    this.#ready = opening.then(
+      (source) => {
+        this.#source = source;
+        // Every caller left as it opened.
+        if (this.#callers.size === 0) void this.leave(undefined);
+        return source;
+      },
+      (error: unknown) => {
+        this.#ended = true;
+        this.#forget();
+        throw error;
+      },
+    );
+  }
+
+  async join(options: SubscribeOptions): Promise<Subscription> {
+    const caller = new CallerSubscription(this, {
+      bufferSize: options.bufferSize ?? this.#opener.settings.bufferSize,
+      bufferBytes: options.bufferBytes ?? this.#opener.settings.bufferBytes,
+      overflow: options.overflow ?? this.#opener.settings.overflow,
+    });
+    this.#callers.add(caller);
+    const signal = options.signal;
+    let aborted: Promise<never> | undefined;
+    if (signal !== undefined) {
+      aborted = new Promise((_resolve, reject) => {
+        const onAbort = () => {
+          void caller.close();
+          reject(abortedError(this.method, signal.reason));
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        caller.onClose = () => signal.removeEventListener('abort', onAbort);
+      });
+      aborted.catch(() => undefined);
+    }
+    try {
+      await (aborted === undefined ? this.#ready : Promise.race([this.#ready, aborted]));
+    } catch (error) {
+      this.#callers.delete(caller);
+      caller.finish(false);
+      throw error;
+    }
+    return caller;
+  }
+
+  async leave(caller: CallerSubscription | undefined): Promise<void> {
+    if (caller !== undefined && !this.#callers.delete(caller)) return;
+    if (this.#callers.size > 0) return;
+    this.#forget();
+    if (this.#source === undefined) this.#placing.abort();
+    else await this.#source.close();
+  }
+
+  push(item: SubscriptionItem, bytes = 0): boolean {
+    let first = true;
+    for (const caller of this.#callers) {
+      // A caller whose `error` policy just ended its buffer leaves; the others read on.
+      if (!caller.buffer.push(first ? item : copyItem(item), bytes)) void caller.close();
+      first = false;
+    }
+    return true;
+  }
+
+  end(drain = false): void {
+    this.#finish((caller) => caller.finish(drain));
+  }
+
+  fail(error: Error): void {
+    this.#finish((caller) => caller.finish(false, error));
+  }
+
+  #finish(each: (caller: CallerSubscription) => void): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#forget();
+    for (const caller of this.#callers) each(caller);
+    this.#callers.clear();
+  }
+
+  #link(): SubscriptionLink {
+    return { sink: this, callers: () => this.#callers.size, redundant: false, partnerEndpoint: () => undefined };
+  }
+
+  /** Callers now (a redundant pair's legs count them for the snapshot). */
+  get callers(): number {
+    return this.#callers.size;
+  }
+}
