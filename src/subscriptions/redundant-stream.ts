@@ -111,9 +111,10 @@ export class RedundantStream {
       },
       callers: () => this.#downstream.callers,
       redundant: true,
+      // Where the other leg is live, or is being placed now (selection and attaching happen in one turn: two legs never pick one endpoint together).
       partnerEndpoint: () => {
         const other = this.#legs[1 - index];
-        return other?.state === 'live' ? other.endpointId : undefined;
+        return other !== undefined && other.connection !== undefined ? other.endpointId : undefined;
       },
     };
   }

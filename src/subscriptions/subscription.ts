@@ -48,7 +48,7 @@ export interface SubscriptionLink {
   callers(): number;
   /** True for one leg of a redundant pair. */
   readonly redundant: boolean;
-  /** The endpoint its other leg is live on: placement keeps it off that endpoint and, when it can, that operator. */
+  /** The endpoint its other leg is on (live, or being placed): placement keeps it off that endpoint and, when it can, that operator. */
   partnerEndpoint(): string | undefined;
 }
 
