@@ -95,7 +95,7 @@ describe('redundancy: 2', () => {
     expect(rest[0]).toMatchObject({ from: 2n, to: 3n });
   });
 
-  it('the two legs go to two operators, whichever endpoint the first takes', async () => {
+  it('the two legs go to two operators, whichever endpoint the first takes (with the operator cap off too)', async () => {
     const clock = createFakeClock();
     const x1 = await nodes.node(clock);
     const x2 = await nodes.node(clock);
@@ -107,7 +107,7 @@ describe('redundancy: 2', () => {
           { id: 'x2', url: x2.url, wsUrl: x2.wsUrl!, operator: 'x' },
           { id: 'y1', url: y1.url, wsUrl: y1.wsUrl!, operator: 'y' },
         ],
-        {},
+        { concentration: { maxOperatorShare: 0 } },
         seed,
       );
       const sub = await pool.subscribe('slotSubscribe', [], { redundancy: 2 });
