@@ -34,7 +34,7 @@ export interface StreamOpener {
 const BY_VALUE: StreamOrder = { type: 'identity', read: (value) => stringifyJson(value) };
 
 /** Where the merged items go: the callers of the stream (shared-subscriptions.ts). */
-type Downstream = ItemSink<SubscriptionItem> & { readonly callers: number };
+type Downstream = ItemSink<SubscriptionItem> & { callers(): number };
 
 const isTimeout = (error: unknown) => error instanceof TransportError && error.context['reason'] === 'timeout';
 
@@ -109,7 +109,7 @@ export class RedundantStream {
         end: (drain = false) => this.#legEnded(index, drain, undefined),
         fail: (error) => this.#legEnded(index, false, error),
       },
-      callers: () => this.#downstream.callers,
+      callers: () => this.#downstream.callers(),
       redundant: true,
       // Where the other leg is live, or is being placed now (selection and attaching happen in one turn: two legs never pick one endpoint together).
       partnerEndpoint: () => {

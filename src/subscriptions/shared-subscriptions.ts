@@ -41,7 +41,7 @@ export class SharedSubscriptions {
     const key = this.#settings.share ? shareKey(method, params, redundancy, options.expectedIntervalMs) : undefined;
     let stream = key === undefined ? undefined : this.#streams.get(key);
     if (stream === undefined) {
-      stream = new SharedStream(this.#opener, method, () => key !== undefined && this.#streams.get(key) === stream && this.#streams.delete(key));
+      stream = new SharedStream(this.#opener, method, this.#streams, key);
       if (key !== undefined) this.#streams.set(key, stream);
       stream.open(params, options, redundancy);
     }
@@ -76,22 +76,44 @@ function shareKey(method: string, params: readonly unknown[], redundancy: number
 /** Each caller after the first gets its own copy: callers may mutate what they read. */
 const copyItem = (item: SubscriptionItem): SubscriptionItem => (item.kind === 'notification' ? { ...item, value: copyOf(item.value) } : { ...item });
 
-/** One stream and its callers: the sink its items go to, handing each to every caller. */
-class SharedStream implements ItemSink<SubscriptionItem>, CallerSource {
+/**
+ * One stream and its callers: the link of its node subscription (or of a redundant pair's
+ * merge), handing each item to every caller. Kept small: a pool may hold thousands.
+ */
+class SharedStream implements ItemSink<SubscriptionItem>, SubscriptionLink, CallerSource {
   readonly method: string;
+  readonly redundant = false;
   readonly #opener: StreamOpener;
-  readonly #forget: () => void;
+  readonly #registry: Map<string, SharedStream>;
+  readonly #key: string | undefined;
   readonly #callers = new Set<CallerSubscription>();
-  /** Aborted when every caller left before the stream opened. */
-  readonly #placing = new AbortController();
+  /**
+   * Aborted when every caller left before the stream opened. Callers leave before that only
+   * on their signals, so it exists only when the first caller brought one (it cannot leave
+   * without: nobody else could abort then).
+   */
+  #placing: AbortController | undefined;
   #ready: Promise<SharedSource> | undefined;
   #source: SharedSource | undefined;
   #ended = false;
 
-  constructor(opener: StreamOpener, method: string, forget: () => void) {
+  constructor(opener: StreamOpener, method: string, registry: Map<string, SharedStream>, key: string | undefined) {
     this.#opener = opener;
     this.method = method;
-    this.#forget = forget;
+    this.#registry = registry;
+    this.#key = key;
+  }
+
+  get sink(): this {
+    return this;
+  }
+
+  callers(): number {
+    return this.#callers.size;
+  }
+
+  partnerEndpoint(): undefined {
+    return undefined;
   }
 
   get id(): number {
@@ -111,12 +133,15 @@ class SharedStream implements ItemSink<SubscriptionItem>, CallerSource {
   }
 
   open(params: readonly unknown[], options: SubscribeOptions, redundancy: 1 | 2): void {
-    const own = { ...options, signal: this.#placing.signal };
+    if (options.signal !== undefined) this.#placing = new AbortController();
+    const own = { ...options, signal: this.#placing?.signal };
     const opening: Promise<SharedSource> =
-      redundancy === 2 ? RedundantStream.open(this.#opener, this.method, params, own, this) : this.#opener.open(this.method, params, own, this.#link());
+      redundancy === 2 ? RedundantStream.open(this.#opener, this.method, params, own, this) : this.#opener.open(this.method, params, own, this);
     this.#ready = opening.then(
       (source) => {
         this.#source = source;
+        // Joiners from now on need no promise: an idle stream keeps none.
+        this.#ready = undefined;
         // Every caller left as it opened.
         if (this.#callers.size === 0) void this.leave(undefined);
         return source;
@@ -150,7 +175,8 @@ class SharedStream implements ItemSink<SubscriptionItem>, CallerSource {
       aborted.catch(() => undefined);
     }
     try {
-      await (aborted === undefined ? this.#ready : Promise.race([this.#ready, aborted]));
+      const ready = this.#ready;
+      if (ready !== undefined) await (aborted === undefined ? ready : Promise.race([ready, aborted]));
     } catch (error) {
       this.#callers.delete(caller);
       caller.finish(false);
@@ -163,7 +189,7 @@ class SharedStream implements ItemSink<SubscriptionItem>, CallerSource {
     if (caller !== undefined && !this.#callers.delete(caller)) return;
     if (this.#callers.size > 0) return;
     this.#forget();
-    if (this.#source === undefined) this.#placing.abort();
+    if (this.#source === undefined) this.#placing?.abort();
     else await this.#source.close();
   }
 
@@ -193,12 +219,7 @@ class SharedStream implements ItemSink<SubscriptionItem>, CallerSource {
     this.#callers.clear();
   }
 
-  #link(): SubscriptionLink {
-    return { sink: this, callers: () => this.#callers.size, redundant: false, partnerEndpoint: () => undefined };
-  }
-
-  /** Callers now (a redundant pair's legs count them for the snapshot). */
-  get callers(): number {
-    return this.#callers.size;
+  #forget(): void {
+    if (this.#key !== undefined && this.#registry.get(this.#key) === this) this.#registry.delete(this.#key);
   }
 }
