@@ -2,9 +2,7 @@ import * as z from 'zod/mini';
 import type { BackoffSettings } from '../retry/backoff.js';
 import type { SilenceSettings } from './silence.js';
 import type { SocketFactory } from './socket.js';
-import type { ManagedSubscriptionOptions, SubscriptionLink } from './subscription.js';
-import { streamProfileOf } from './stream-profile.js';
-import type { OverflowPolicy, SubscribeOptions, SubscriptionSettings } from './types.js';
+import type { OverflowPolicy, SubscriptionSettings } from './types.js';
 
 export interface ResolvedSubscriptionSettings {
   readonly deriveWsUrl: boolean;
@@ -95,29 +93,6 @@ export function resolveSubscriptionSettings(options: SubscriptionSettings | unde
     socketFactory: o.socketFactory,
     share: o.share ?? true,
     redundancy: o.redundancy ?? 1,
-  };
-}
-
-/** One node subscription's options: the caller's, else the pool's. */
-export function subscriptionOptionsOf(
-  id: number,
-  method: string,
-  params: readonly unknown[],
-  options: SubscribeOptions,
-  settings: ResolvedSubscriptionSettings,
-  link: SubscriptionLink | undefined,
-): ManagedSubscriptionOptions {
-  return {
-    id,
-    method,
-    params,
-    profile: streamProfileOf(method, params),
-    bufferSize: options.bufferSize ?? settings.bufferSize,
-    bufferBytes: options.bufferBytes ?? settings.bufferBytes,
-    overflow: options.overflow ?? settings.overflow,
-    expectedIntervalMs: options.expectedIntervalMs,
-    silence: settings.silence,
-    link,
   };
 }
 

@@ -31,10 +31,12 @@ import { packAndInstall, type PackedPackage } from '../helpers/packed-package.js
  * initial with base58/base64 from @scure/base again (a dependency on purpose, not hand-written;
  * ≈ 1.7 KiB); 82 KiB whole and 73 KiB initial with the read cache (main measured 79.5 / 70.9,
  * over its 78 / 69) and the integrity checks on every answer (`src/integrity/`, +1.9 KiB).; 86 KiB whole and 79 KiB initial with learned
- * rates (issue 30: the learned bucket, its decisions, the provider's rate-limit headers). Exceeding
- * a budget fails this test.
+ * rates (issue 30: the learned bucket, its decisions, the provider's rate-limit headers); 87 KiB
+ * whole with shared and redundant subscriptions (issue 31 §2, measured against main: Solana
+ * 84.3 → 86.2 whole, 75.9 → 76.1 initial; all but the two options' schema is in the
+ * subscription chunk fetched on the first `subscribe()`). Exceeding a budget fails this test.
  */
-const WHOLE_BUDGET_BYTES = 86 * 1024;
+const WHOLE_BUDGET_BYTES = 87 * 1024;
 const GZIP_BUDGET_BYTES = 79 * 1024;
 
 const HOOK_TIMEOUT_MS = 240_000;
