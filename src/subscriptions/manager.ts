@@ -64,7 +64,7 @@ export class SubscriptionManager implements SubscriptionOwner {
       settings,
       onDead: (connection, reason, failure) => this.#onDead(connection, reason, failure),
     });
-    this.#streams = new SharedSubscriptions({ settings, open: (...call) => this.#open(...call), now: () => this.now(), emit: (event) => this.emit(event) });
+    this.#streams = new SharedSubscriptions({ settings, timers: this.#timers, open: (...call) => this.#open(...call), now: () => this.now(), emit: (event) => this.emit(event) });
   }
 
   now(): number {

@@ -12,6 +12,7 @@
  * The stream opens when its first leg is live; the second follows in the background, and is
  * tried again after each subscribe timeout until it is placed or the stream closes.
  */
+import type { TimerQueue } from '../clock.js';
 import type { ItemSink } from './item-buffer.js';
 import type { ResolvedSubscriptionSettings } from './settings.js';
 import { StreamTracker } from './stream-order.js';
@@ -24,6 +25,8 @@ import { stringifyJson } from '../jsonrpc/exact-json.js';
 /** What the streams above single node subscriptions need from the manager. */
 export interface StreamOpener {
   readonly settings: ResolvedSubscriptionSettings;
+  /** The manager's timers (a caller's own deadline while it waits for a shared placement). */
+  readonly timers: TimerQueue;
   /** Opens one node subscription whose items go to `link` (placement, its timeout and errors as for any subscription). */
   open(method: string, params: readonly unknown[], options: SubscribeOptions, link: SubscriptionLink): Promise<ManagedSubscription>;
   now(): number;

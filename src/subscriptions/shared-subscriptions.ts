@@ -12,7 +12,8 @@ import { stringifyJson } from '../jsonrpc/exact-json.js';
 import { CallerSubscription, type CallerSource } from './caller-subscription.js';
 import type { LinkCounts } from './endpoint-states.js';
 import type { ItemSink } from './item-buffer.js';
-import { abortedError } from './placement-errors.js';
+import type { QueuedTimer } from '../clock.js';
+import { abortedError, timeoutError } from './placement-errors.js';
 import { RedundantStream, type StreamOpener } from './redundant-stream.js';
 import type { ResolvedSubscriptionSettings } from './settings.js';
 import type { ManagedSubscription, SubscriptionLink } from './subscription.js';
@@ -40,12 +41,11 @@ export class SharedSubscriptions {
     const redundancy = options.redundancy ?? this.#settings.redundancy;
     const key = this.#settings.share ? shareKey(method, params, redundancy, options.expectedIntervalMs) : undefined;
     let stream = key === undefined ? undefined : this.#streams.get(key);
-    if (stream === undefined) {
-      stream = new SharedStream(this.#opener, method, this.#streams, key);
-      if (key !== undefined) this.#streams.set(key, stream);
-      stream.open(params, options, redundancy);
-    }
-    return stream.join(options) as Promise<Subscription<T>>;
+    if (stream !== undefined) return stream.join(options, true) as Promise<Subscription<T>>;
+    stream = new SharedStream(this.#opener, method, this.#streams, key);
+    if (key !== undefined) this.#streams.set(key, stream);
+    stream.open(params, options, redundancy);
+    return stream.join(options, false) as Promise<Subscription<T>>;
   }
 }
 
@@ -154,35 +154,57 @@ class SharedStream implements ItemSink<SubscriptionItem>, SubscriptionLink, Call
     );
   }
 
-  async join(options: SubscribeOptions): Promise<Subscription> {
+  /**
+   * Adds a caller; resolves once the stream is open. A caller that `joined` one being placed
+   * keeps its own deadline (`timeoutMs`: the placement goes on for the others); the first
+   * caller's is the placement's own. Its signal closes it, before or after.
+   */
+  async join(options: SubscribeOptions, joined: boolean): Promise<Subscription> {
     const caller = new CallerSubscription(this, {
       bufferSize: options.bufferSize ?? this.#opener.settings.bufferSize,
       bufferBytes: options.bufferBytes ?? this.#opener.settings.bufferBytes,
       overflow: options.overflow ?? this.#opener.settings.overflow,
     });
     this.#callers.add(caller);
-    const signal = options.signal;
-    let aborted: Promise<never> | undefined;
-    if (signal !== undefined) {
-      aborted = new Promise((_resolve, reject) => {
-        const onAbort = () => {
-          void caller.close();
-          reject(abortedError(this.method, signal.reason));
-        };
+    const ready = this.#ready;
+    const { signal, timeoutMs } = options;
+    const deadline = joined && ready !== undefined ? timeoutMs : undefined;
+    if (signal === undefined && deadline === undefined) {
+      await ready?.catch((error: unknown) => this.#refused(caller, error));
+      return caller;
+    }
+    const timer: QueuedTimer = { dueMs: 0, fire: () => undefined };
+    const left = new Promise<never>((_resolve, reject) => {
+      const leave = (error: Error) => {
+        void caller.close();
+        reject(error);
+      };
+      if (signal !== undefined) {
+        const onAbort = () => leave(abortedError(this.method, signal.reason));
         signal.addEventListener('abort', onAbort, { once: true });
         caller.onClose = () => signal.removeEventListener('abort', onAbort);
-      });
-      aborted.catch(() => undefined);
-    }
+      }
+      if (deadline !== undefined) {
+        timer.fire = () => leave(timeoutError(this.method, deadline, undefined, undefined));
+        this.#opener.timers.add(timer, deadline);
+      }
+    });
+    left.catch(() => undefined);
     try {
-      const ready = this.#ready;
-      if (ready !== undefined) await (aborted === undefined ? ready : Promise.race([ready, aborted]));
+      if (ready !== undefined) await Promise.race([ready, left]);
     } catch (error) {
-      this.#callers.delete(caller);
-      caller.finish(false);
-      throw error;
+      this.#refused(caller, error);
+    } finally {
+      this.#opener.timers.remove(timer);
     }
     return caller;
+  }
+
+  /** The stream did not open for `caller` (it failed, or the caller left first): rethrows. */
+  #refused(caller: CallerSubscription, error: unknown): never {
+    this.#callers.delete(caller);
+    caller.finish(false);
+    throw error;
   }
 
   async leave(caller: CallerSubscription | undefined): Promise<void> {

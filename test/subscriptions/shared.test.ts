@@ -106,4 +106,23 @@ describe('shared node subscriptions', () => {
     // The node's late confirmation is undone at once.
     await until(() => a.count('accountUnsubscribe') === 1 && a.ws!.subscriptions('accountSubscribe') === 0, 5_000, 'dropped at the node');
   });
+
+  it("a caller joining a placement keeps its own timeoutMs: it fails at its deadline, the placement goes on for the first caller", async () => {
+    const clock = createFakeClock();
+    const a = await nodes.node(clock);
+    const pool = poolOn(a, { clock });
+    a.ws!.setSubscribeAnswer({ delayMs: 500 });
+    const first = pool.subscribe('slotSubscribe', [], { timeoutMs: 1_000 });
+    const hurried = pool.subscribe('slotSubscribe', [], { timeoutMs: 200 });
+    hurried.catch(() => undefined);
+    await until(() => a.count('slotSubscribe') === 1, 5_000, 'subscribe sent');
+    await clock.advance(200);
+    await expect(hurried).rejects.toMatchObject({ code: 'SUBSCRIPTION_FAILED', context: { reason: 'timeout' } });
+    await clock.advance(300);
+    const sub = await first;
+    a.ws!.tickSlot();
+    expect((await readUntil(sub, () => true))[0]).toMatchObject({ kind: 'notification', value: { slot: 1001 } });
+    expect(a.count('slotSubscribe')).toBe(1);
+    expect(pool.snapshot().subscriptions[0]).toMatchObject({ subscriptions: 1, callers: 1 });
+  });
 });
