@@ -151,7 +151,7 @@ export interface SubscriptionSettings {
    * several callers share one node subscription; each caller has its own buffer, overflow
    * policy and copy of every notification, and closing one leaves the others (the last one
    * unsubscribes at the node). A caller joining one still being placed waits for that
-   * placement (its first caller's `timeoutMs`). @default true
+   * placement, within its own `timeoutMs` and signal. @default true
    */
   readonly share?: boolean;
   /** Default of `subscribe()`'s `redundancy`. @default 1 */
