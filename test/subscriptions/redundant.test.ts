@@ -119,6 +119,33 @@ describe('redundancy: 2', () => {
     }
   });
 
+  it('account changes (by slot) and logs (by block hash and log index) are delivered once across the two legs', async () => {
+    const { a, b, pool } = await twoOperators();
+    const account = await pool.subscribe('accountSubscribe', ['acc'], { redundancy: 2 });
+    const logs = await pool.subscribe('eth_subscribe', ['logs', {}], { redundancy: 2 });
+    await until(() => a.ws!.subscriptions() === 2 && b.ws!.subscriptions() === 2, 5_000, 'two legs each');
+    const change = (slot: number, lamports: number) => ({ context: { slot }, value: { lamports } });
+    const log = (block: string, index: string) => ({ blockHash: block, logIndex: index, removed: false });
+    const got: unknown[] = [];
+    for (const [first, second, value, method] of [
+      [a, b, change(5, 1), 'accountSubscribe'],
+      [b, a, change(6, 2), 'accountSubscribe'],
+      [a, b, log('0xaa', '0x0'), 'eth_subscribe'],
+      [b, a, log('0xaa', '0x1'), 'eth_subscribe'],
+    ] as const) {
+      const sub = method === 'accountSubscribe' ? account : logs;
+      first.ws!.notify(method, value, (params) => method === 'accountSubscribe' || params[0] === 'logs');
+      got.push(...(await readUntil(sub, () => true)).map((i) => i.kind === 'notification' && i.value));
+      second.ws!.notify(method, value, (params) => method === 'accountSubscribe' || params[0] === 'logs');
+    }
+    // The second copies came in meanwhile; the next distinct ones are the next items.
+    a.ws!.notify('accountSubscribe', change(7, 3));
+    b.ws!.notify('eth_subscribe', log('0xbb', '0x0'), (params) => params[0] === 'logs');
+    got.push(...(await readUntil(account, () => true)).map((i) => i.kind === 'notification' && i.value));
+    got.push(...(await readUntil(logs, () => true)).map((i) => i.kind === 'notification' && i.value));
+    expect(got).toEqual([change(5, 1), change(6, 2), log('0xaa', '0x0'), log('0xaa', '0x1'), change(7, 3), log('0xbb', '0x0')]);
+  });
+
   it('a signature stream ends after its one notification, delivered once, and both legs are released', async () => {
     const { a, b, pool } = await twoOperators();
     const signature = 'sig';
