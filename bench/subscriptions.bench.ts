@@ -235,7 +235,7 @@ export async function benchSubscriptions(options: SubscriptionBenchOptions) {
             ([1, 2] as const).map((redundancy) => [
               `node in use ${fault === 'drop' ? 'crashes (socket reset)' : 'freezes (silent, pongs answered)'} → next notification, redundancy ${redundancy}`,
               `${Math.round(failover[fault][redundancy].ms)} ms, ${failover[fault][redundancy].missed} slot(s) missed`,
-              redundancy === 2 ? '≤ one slot (400 ms), 0 missed' : '',
+              redundancy === 2 ? 'about one slot (400 ms), 0 missed' : '',
             ]),
           ),
           ['heap per idle subscription', `${Math.round(bytesPerSubscription)} B`, ''],
