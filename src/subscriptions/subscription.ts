@@ -109,8 +109,8 @@ export class ManagedSubscription implements Subscription, ConnectionMember {
     this.#learner = ticks && this.#expectedIntervalMs === undefined ? new IntervalLearner() : undefined;
     this.#allowedMs = ticks ? allowedSilenceMs(this.#expectedIntervalMs, this.#silence) : undefined;
     this.link = options.link;
-    this.#own = options.link === undefined ? callerBuffer(this, owner, options) : undefined;
-    this.#buffer = options.link?.sink ?? this.#own!;
+    if (options.link === undefined) this.#buffer = this.#own = callerBuffer(this, owner, options);
+    else this.#buffer = options.link.sink;
   }
 
   get closed(): boolean {
