@@ -96,8 +96,8 @@ await section('observability', 'Exporters on the no-fault path (Prometheus, Open
 await section('batching', 'Requests saved by coalescing and batching (bot workload, same loopback server)', () =>
   benchBatching(quick ? { tasks: 32, rounds: 5, baseDelayMs: 5 } : { tasks: 64, rounds: 20, baseDelayMs: 5 }),
 );
-await section('subscriptions', 'WebSocket subscriptions (throughput vs raw ws, silent-socket failover, heap per subscription)', () =>
-  benchSubscriptions(quick ? { notifications: 50_000, rounds: 1, idleSubscriptions: 2_000 } : { notifications: 200_000, rounds: 3, idleSubscriptions: 10_000 }),
+await section('subscriptions', 'WebSocket subscriptions (throughput vs raw ws, silent-socket failover, redundancy 2 vs 1 failover, heap per subscription)', () =>
+  benchSubscriptions(quick ? { notifications: 50_000, rounds: 1, idleSubscriptions: 2_000, failoverRuns: 3 } : { notifications: 200_000, rounds: 3, idleSubscriptions: 10_000, failoverRuns: 7 }),
 );
 await section('fleet', 'Fleet mode on Redis: per-call overhead, and the server-observed rate against the quota', () =>
   benchFleet({ durationMs: quick ? 400 : 800, rounds: quick ? 3 : Math.max(5, rounds), quota: 200, quotaRunMs: quick ? 2_500 : 4_000 }),

@@ -2,7 +2,8 @@
  * Subscriptions: notifications per second through the pool against a raw `ws` client on the
  * same server (a separate process flooding slot notifications); the time from a silent
  * socket to the first notification from another endpoint (fixture servers, real time,
- * default and lowered settings); heap per idle subscription.
+ * default and lowered settings); failover with `redundancy` 2 against 1; heap per idle
+ * subscription.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +19,8 @@ export interface SubscriptionBenchOptions {
   readonly notifications: number;
   readonly rounds: number;
   readonly idleSubscriptions: number;
+  /** Runs per redundancy and fault of the failover measure (median reported). */
+  readonly failoverRuns: number;
 }
 
 async function startFlood(count: number): Promise<{ url: string; child: ChildProcess }> {
@@ -114,6 +117,53 @@ async function silentToNext(settings: SubscriptionSettings): Promise<number> {
   }
 }
 
+type Fault = 'drop' | 'silent';
+
+/**
+ * Failover with `redundancy` 1 or 2, real time: two nodes ticking slots every 400 ms (each
+ * its own phase); the one that brought the last notification fails — its socket reset
+ * (`drop`, a crash) or silent with pongs still answered (`silent`, a frozen node) — and the
+ * clock runs until the next notification. `missed`: slots the caller got as a `gap` instead.
+ */
+async function failoverToNext(redundancy: 1 | 2, fault: Fault): Promise<{ ms: number; missed: number }> {
+  const nodes = await Promise.all([0, 1].map(() => createFixtureServer({ fixtures: [], websocket: { slotIntervalMs: 400 } })));
+  const pool = new HttpTransportPool({
+    endpoints: nodes.map((node, i) => ({ id: `n${i}`, url: node.url, wsUrl: node.wsUrl!, operator: `operator-${i}` })),
+    subscriptions: { redundancy },
+  });
+  try {
+    const sub = await pool.subscribe('slotSubscribe', []);
+    let last = await sub.next();
+    // Both legs live (a no-op with redundancy 1) before the fault.
+    while (pool.snapshot().subscriptions.reduce((n, e) => n + e.subscriptions, 0) < redundancy) last = await sub.next();
+    const inUse = nodes[Number(last.value!.endpointId.slice(1))]!;
+    if (fault === 'drop') inUse.ws!.drop();
+    else inUse.ws!.setSilent(true);
+    const faultAt = performance.now();
+    let missed = 0;
+    for await (const item of sub) {
+      if (item.kind === 'gap') missed += Number(item.to - item.from + 1n);
+      if (item.kind === 'notification') break;
+    }
+    return { ms: performance.now() - faultAt, missed };
+  } finally {
+    await pool.close();
+    await Promise.all(nodes.map((node) => node.close()));
+  }
+}
+
+/** Median failover over `runs` runs per redundancy and fault, alternating redundancy 1 and 2. */
+async function failovers(runs: number) {
+  const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
+  const out: Record<Fault, Record<1 | 2, { ms: number; missed: number }>> = { drop: { 1: { ms: 0, missed: 0 }, 2: { ms: 0, missed: 0 } }, silent: { 1: { ms: 0, missed: 0 }, 2: { ms: 0, missed: 0 } } };
+  for (const fault of ['drop', 'silent'] as const) {
+    const got: Record<1 | 2, { ms: number; missed: number }[]> = { 1: [], 2: [] };
+    for (let run = 0; run < runs; run++) for (const redundancy of run % 2 === 0 ? ([1, 2] as const) : ([2, 1] as const)) got[redundancy].push(await failoverToNext(redundancy, fault));
+    for (const redundancy of [1, 2] as const) out[fault][redundancy] = { ms: median(got[redundancy].map((r) => r.ms)), missed: median(got[redundancy].map((r) => r.missed)) };
+  }
+  return out;
+}
+
 /** Heap growth per open, idle `accountSubscribe` (client side only: the node is another process). */
 async function heapPerSubscription(url: string, n: number): Promise<number> {
   const pool = new HttpTransportPool({ endpoints: [{ id: 'idle', url: url.replace('ws:', 'http:'), wsUrl: url }], subscriptions: { pingIntervalMs: 0 } });
@@ -150,6 +200,7 @@ export async function benchSubscriptions(options: SubscriptionBenchOptions) {
     const cpuRatios = pooled.map((p, i) => raw[i]!.cpuMicros / p.cpuMicros);
     const silentDefault = await silentToNext({});
     const silentLow = await silentToNext({ minSilenceMs: 500, silenceFactor: 2 });
+    const failover = await failovers(options.failoverRuns);
     const bytesPerSubscription = gc === undefined ? Number.NaN : await heapPerSubscription(flood.url, options.idleSubscriptions);
     const results = {
       notifications: options.notifications,
@@ -163,6 +214,7 @@ export async function benchSubscriptions(options: SubscriptionBenchOptions) {
       exactCpuRatio: median(pooled.map((p, i) => exact[i]!.cpuMicros / p.cpuMicros)),
       overflowed,
       silentToNextMs: { default: silentDefault, lowered: silentLow },
+      failover,
       bytesPerIdleSubscription: bytesPerSubscription,
     };
     const markdown = [
@@ -179,6 +231,13 @@ export async function benchSubscriptions(options: SubscriptionBenchOptions) {
           ['items dropped by overflow (bufferSize 1024)', overflowed, '0'],
           ['silent socket → first notification from another endpoint (defaults)', `${Math.round(silentDefault)} ms`, '< 5 000 ms'],
           ['same with minSilenceMs 500, silenceFactor 2', `${Math.round(silentLow)} ms`, ''],
+          ...(['drop', 'silent'] as const).flatMap((fault) =>
+            ([1, 2] as const).map((redundancy) => [
+              `node in use ${fault === 'drop' ? 'crashes (socket reset)' : 'freezes (silent, pongs answered)'} → next notification, redundancy ${redundancy}`,
+              `${Math.round(failover[fault][redundancy].ms)} ms, ${failover[fault][redundancy].missed} slot(s) missed`,
+              redundancy === 2 ? 'about one slot (400 ms), 0 missed' : '',
+            ]),
+          ),
           ['heap per idle subscription', `${Math.round(bytesPerSubscription)} B`, ''],
         ],
       ),

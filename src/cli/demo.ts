@@ -151,7 +151,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
       // A short demo: probe a node out of rotation every second (default 10 s).
       health: { probeIntervalMs: 1_000 },
       // A slot stream silent for 2 × 400 ms (at least 500 ms) is dead even while pongs arrive (default 5 ×, ≥ 2 s).
-      subscriptions: { minSilenceMs: 500, silenceFactor: 2 },
+      // The demo's slot subscriptions are identical: unshared, each is a node subscription of its own, spread over both nodes.
+      subscriptions: { minSilenceMs: 500, silenceFactor: 2, share: false },
     });
     const laggingSince = new Map<string, number>();
     const laggingMs = new Map<string, number>();

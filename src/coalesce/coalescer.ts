@@ -34,7 +34,7 @@ export interface CoalesceHost<C> {
 }
 
 /** A joiner's own copy of a result: callers may mutate what they get. `structuredClone` keeps `bigint`s. */
-function copyOf<T>(value: T): T {
+export function copyOf<T>(value: T): T {
   return typeof value === 'object' && value !== null ? structuredClone(value) : value;
 }
 

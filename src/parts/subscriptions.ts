@@ -31,6 +31,7 @@ function badSubscribeInput(method: unknown, params: unknown, options: SubscribeO
   for (const [field, value] of [['bufferSize', options.bufferSize], ['bufferBytes', options.bufferBytes]] as const) {
     if (value !== undefined && !(Number.isInteger(value) && value > 0)) return invalid(field, `${field} must be an integer > 0`);
   }
+  if (options.redundancy !== undefined && options.redundancy !== 1 && options.redundancy !== 2) return invalid('redundancy', 'redundancy must be 1 or 2');
   return undefined;
 }
 
@@ -89,6 +90,9 @@ export class PoolSubscriptions {
   async subscribe<T>(method: string, params: readonly unknown[], options: SubscribeOptions): Promise<Subscription<T>> {
     const bad = badSubscribeInput(method, params, options);
     if (bad !== undefined) throw bad;
+    if ((options.redundancy ?? this.#settings.redundancy) === 2 && this.#endpoints.length < 2) {
+      throw new TransportError('INVALID_INPUT', 'redundancy 2 needs two endpoints with a WebSocket URL', { context: { field: 'redundancy' } });
+    }
     this.#listen();
     // A pool closed while the manager loaded: the manager was shut down, and refuses.
     return (this.#manager ?? (await this.#load(method))).subscribe<T>(method, params, options);
@@ -102,7 +106,7 @@ export class PoolSubscriptions {
 
   snapshot(): SubscriptionEndpointSnapshot[] {
     return this.#manager?.snapshot() ?? this.#endpoints.map((endpoint) => ({
-      endpointId: endpoint.id, sockets: 0, subscriptions: 0, pausedForMs: 0, consecutiveFailures: 0, unknownNotifications: 0, garbageFrames: 0,
+      endpointId: endpoint.id, sockets: 0, subscriptions: 0, pausedForMs: 0, consecutiveFailures: 0, unknownNotifications: 0, garbageFrames: 0, callers: 0, shared: 0, redundant: 0,
     }));
   }
 

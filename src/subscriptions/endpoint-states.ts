@@ -39,8 +39,23 @@ export interface SubscriptionEndpointSnapshot {
   /** Notifications for a subscription id the pool does not hold, and frames that were not JSON-RPC, since start. */
   readonly unknownNotifications: number;
   readonly garbageFrames: number;
+  /** Callers its subscriptions serve (more than `subscriptions` when callers share them; a redundant pair's callers count on both its endpoints). */
+  readonly callers: number;
+  /** Subscriptions on it that two or more callers share. */
+  readonly shared: number;
+  /** Subscriptions on it that are one leg of a redundant pair. */
+  readonly redundant: number;
 }
 
+
+/** Per endpoint: what the `callers`, `shared` and `redundant` fields of its snapshot say. */
+export interface LinkCounts {
+  callers: number;
+  shared: number;
+  redundant: number;
+}
+
+const NO_LINKS: LinkCounts = { callers: 0, shared: 0, redundant: 0 };
 
 export interface EndpointState {
   readonly endpoint: WsEndpoint;
@@ -116,7 +131,8 @@ export class EndpointStates {
     state.garbageFrames += connection.garbageFrames;
   }
 
-  snapshot(nowMs: number): SubscriptionEndpointSnapshot[] {
+  /** `links`: per endpoint, the callers, shared and redundant subscriptions it serves (see shared-subscriptions.ts). */
+  snapshot(nowMs: number, links: ReadonlyMap<string, LinkCounts>): SubscriptionEndpointSnapshot[] {
     return [...this.#states.values()].map((state) => {
       let unknown = state.unknownNotifications;
       let garbage = state.garbageFrames;
@@ -132,6 +148,7 @@ export class EndpointStates {
         consecutiveFailures: state.failures,
         unknownNotifications: unknown,
         garbageFrames: garbage,
+        ...(links.get(state.endpoint.id) ?? NO_LINKS),
       };
     });
   }

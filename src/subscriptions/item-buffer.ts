@@ -152,3 +152,6 @@ export class ItemBuffer<T> {
     return resolve === undefined || reject === undefined ? undefined : { resolve, reject };
   }
 }
+
+/** Where a stream's items go: a caller's buffer, or a part that hands them on (the callers sharing a stream, a redundant pair's merge). */
+export type ItemSink<T> = Pick<ItemBuffer<T>, 'push' | 'end' | 'fail'>;

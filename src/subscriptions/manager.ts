@@ -16,11 +16,11 @@ import { CLOSED, sleepWhilePlacing, unlessClosed } from './waits.js';
 import { EndpointStates, type EndpointStanding, type EndpointState, type SubscriptionEndpointSnapshot, type WsEndpoint } from './endpoint-states.js';
 import { selectEndpoint } from './selection.js';
 import type { ResolvedSubscriptionSettings } from './settings.js';
+import { subscriptionOptionsOf } from './subscription-options.js';
+import { linkCounts, SharedSubscriptions } from './shared-subscriptions.js';
 import type { SocketFactory, SocketFailure } from './socket.js';
-
 export type { EndpointStanding, SubscriptionEndpointSnapshot, WsEndpoint } from './endpoint-states.js';
-import { streamProfileOf } from './stream-profile.js';
-import { ManagedSubscription, type SubscriptionOwner } from './subscription.js';
+import { ManagedSubscription, type SubscriptionLink, type SubscriptionOwner } from './subscription.js';
 import type { RebindReason, SubscribeOptions, Subscription, SubscriptionEvent } from './types.js';
 
 /** What the manager needs from the pool (see parts/subscriptions.ts). */
@@ -46,6 +46,7 @@ export class SubscriptionManager implements SubscriptionOwner {
   readonly #endpoints: EndpointStates;
   readonly #subscriptions = new Set<ManagedSubscription>();
   readonly #members: SocketMembers;
+  readonly #streams: SharedSubscriptions;
   #factory: Promise<SocketFactory | undefined> | undefined;
   #nextId = 0;
   /** Drawn on the first placement, not at construction: a pool that never subscribes leaves the injected random's sequence untouched. */
@@ -63,6 +64,7 @@ export class SubscriptionManager implements SubscriptionOwner {
       settings,
       onDead: (connection, reason, failure) => this.#onDead(connection, reason, failure),
     });
+    this.#streams = new SharedSubscriptions({ settings, timers: this.#timers, open: (...call) => this.#open(...call), now: () => this.now(), emit: (event) => this.emit(event) });
   }
 
   now(): number {
@@ -73,24 +75,21 @@ export class SubscriptionManager implements SubscriptionOwner {
     this.#host.emit(event);
   }
 
-  async subscribe<T>(method: string, params: readonly unknown[], options: SubscribeOptions): Promise<Subscription<T>> {
+  subscribe<T>(method: string, params: readonly unknown[], options: SubscribeOptions): Promise<Subscription<T>> {
+    // Shared or redundant streams open their node subscriptions through #open (shared-subscriptions.ts).
+    if (this.#settings.share || (options.redundancy ?? this.#settings.redundancy) === 2) return this.#streams.subscribe<T>(method, params, options);
+    return this.#open(method, params, options, undefined) as Promise<Subscription> as Promise<Subscription<T>>;
+  }
+
+  /** One node subscription: a caller's own, or (with `link`) one a shared or redundant stream reads. */
+  async #open(method: string, params: readonly unknown[], options: SubscribeOptions, link: SubscriptionLink | undefined): Promise<ManagedSubscription> {
     if (this.#endpoints.size === 0) throw noEndpointError(method, 'no-url');
     const factory = await (this.#factory ??= this.#settings.socketFactory ? Promise.resolve(this.#settings.socketFactory) : this.#host.loadSocketFactory());
     if (factory === undefined) throw noSocketError(method);
     if (this.#closed) throw poolClosedError();
     const signal = options.signal;
     if (signal?.aborted) throw abortedError(method, signal.reason);
-    const sub = new ManagedSubscription(this, {
-      id: ++this.#nextId,
-      method,
-      params,
-      profile: streamProfileOf(method, params),
-      bufferSize: options.bufferSize ?? this.#settings.bufferSize,
-      bufferBytes: options.bufferBytes ?? this.#settings.bufferBytes,
-      overflow: options.overflow ?? this.#settings.overflow,
-      expectedIntervalMs: options.expectedIntervalMs,
-      silence: this.#settings.silence,
-    });
+    const sub = new ManagedSubscription(this, subscriptionOptionsOf(++this.#nextId, method, params, options, this.#settings, link));
     this.#subscriptions.add(sub);
     if (signal !== undefined) {
       const onAbort = () => void sub.close();
@@ -98,7 +97,7 @@ export class SubscriptionManager implements SubscriptionOwner {
       this.#onClosed.set(sub, () => signal.removeEventListener('abort', onAbort));
     }
     await this.#placeFirst(sub, factory, options.timeoutMs ?? this.#settings.subscribeTimeoutMs, signal);
-    return sub as Subscription as Subscription<T>;
+    return sub;
   }
 
   readonly #onClosed = new WeakMap<ManagedSubscription, () => void>();
@@ -135,7 +134,7 @@ export class SubscriptionManager implements SubscriptionOwner {
   }
 
   snapshot(): SubscriptionEndpointSnapshot[] {
-    return this.#endpoints.snapshot(this.now());
+    return this.#endpoints.snapshot(this.now(), linkCounts(this.#subscriptions));
   }
 
   /** Ends every iterator and closes every socket (no unsubscribe calls: closing the socket frees the node's state). */
@@ -179,6 +178,7 @@ export class SubscriptionManager implements SubscriptionOwner {
       const now = this.now();
       const choice = selectEndpoint(this.#endpoints.candidates(this.#host.standing, now), {
         avoid: sub.lastFailedEndpoint,
+        apart: sub.link?.partnerEndpoint(),
         maxOperatorShare: this.#host.maxOperatorShare,
         rotation: (this.#rotation = (this.#rotation ?? Math.floor(this.#host.random() * 1024)) + 1),
       });
@@ -286,7 +286,7 @@ export class SubscriptionManager implements SubscriptionOwner {
       // Subscriptions still being placed see their own request fail and carry on by themselves.
       if (sub.state !== 'live') continue;
       this.#members.detach(sub);
-      sub.state = 'placing';
+      sub.lost(now);
       sub.lastFailedEndpoint = state.endpoint.id;
       void this.#factory
         ?.then((loaded) => this.#place(sub, (factory ?? loaded)!, { from: state.endpoint.id, reason }))

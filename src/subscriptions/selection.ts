@@ -5,7 +5,9 @@
  *    unchecked, not benched by reputation or an open host breaker, not paused after a
  *    socket failure), minus the endpoint that just failed this subscription when another
  *    can take it. When every candidate is benched, the benched ones are used (the pool's
- *    collapse guard: a socket on a poor endpoint beats none).
+ *    collapse guard: a socket on a poor endpoint beats none). One leg of a redundant pair
+ *    never goes where the other is live (`apart`), and goes to another operator when one
+ *    is a candidate, whatever its tier: the pair is there to be independent.
  * 2. The most preferred tier among them.
  * 3. The operator cap, counted in open subscriptions per operator of that tier: an operator
  *    may take one more only if it then holds at most `maxOperatorShare` of the tier's
@@ -43,15 +45,17 @@ const CHOSEN = (endpointId: string): SelectionResult => ({ type: 'chosen', endpo
 
 export function selectEndpoint(
   candidates: readonly SelectionCandidate[],
-  parameters: { readonly avoid?: string | undefined; readonly maxOperatorShare: number; readonly rotation: number },
+  parameters: { readonly avoid?: string | undefined; readonly apart?: string | undefined; readonly maxOperatorShare: number; readonly rotation: number },
 ): SelectionResult {
   const alive = candidates.filter((c) => c.status !== 'gone');
   if (alive.length === 0) return { type: 'none' };
-  const ready = alive.filter((c) => !c.paused && c.status === 'eligible');
-  const benched = ready.length > 0 ? ready : alive.filter((c) => !c.paused && c.status === 'benched');
+  const apart = parameters.apart;
+  const open = apart === undefined ? alive : alive.filter((c) => c.endpointId !== apart);
+  const ready = open.filter((c) => !c.paused && c.status === 'eligible');
+  const benched = ready.length > 0 ? ready : open.filter((c) => !c.paused && c.status === 'benched');
   if (benched.length === 0) return { type: 'wait' };
   const others = benched.filter((c) => c.endpointId !== parameters.avoid);
-  const usable = others.length > 0 ? others : benched;
+  const usable = apartFrom(alive, others.length > 0 ? others : benched, apart);
 
   let tier = Number.POSITIVE_INFINITY;
   for (const c of usable) tier = Math.min(tier, c.tier);
@@ -69,6 +73,14 @@ export function selectEndpoint(
     leastLoaded(inTier.filter((c) => allowed === undefined || allowed.has(c.operator)), parameters.rotation) ??
     leastLoaded(leastLoadedOperator(best), parameters.rotation);
   return CHOSEN(pick!.endpointId);
+}
+
+/** `members` on another operator than endpoint `apart`'s, when there are any. */
+function apartFrom(alive: readonly SelectionCandidate[], members: readonly SelectionCandidate[], apart: string | undefined): readonly SelectionCandidate[] {
+  if (apart === undefined) return members;
+  const operator = alive.find((c) => c.endpointId === apart)?.operator;
+  const elsewhere = members.filter((c) => c.operator !== operator);
+  return elsewhere.length > 0 ? elsewhere : members;
 }
 
 /** Operators that may take one more subscription under the cap; undefined when the cap is off. */

@@ -19,6 +19,8 @@ export interface ResolvedSubscriptionSettings {
   readonly backoff: BackoffSettings;
   readonly idleSocketMs: number;
   readonly socketFactory: SocketFactory | undefined;
+  readonly share: boolean;
+  readonly redundancy: 1 | 2;
 }
 
 const positive = () => z.number({ error: 'must be a number' }).check(z.positive('must be > 0'));
@@ -43,6 +45,8 @@ export const subscriptionSettingsSchema = z
     initialBackoffMs: z.optional(nonNegative()),
     maxBackoffMs: z.optional(nonNegative()),
     idleSocketMs: z.optional(nonNegative()),
+    share: z.optional(z.boolean({ error: 'must be a boolean' })),
+    redundancy: z.optional(z.union([z.literal(1), z.literal(2)], { error: 'must be 1 or 2' })),
     socketFactory: z.optional(z.custom<SocketFactory>((value) => typeof value === 'function', { message: 'must be a function' })),
   })
   .check(
@@ -87,6 +91,8 @@ export function resolveSubscriptionSettings(options: SubscriptionSettings | unde
     backoff: { initialBackoffMs: o.initialBackoffMs ?? 250, maxBackoffMs: Math.max(o.maxBackoffMs ?? 10_000, o.initialBackoffMs ?? 250) },
     idleSocketMs: o.idleSocketMs ?? 1_000,
     socketFactory: o.socketFactory,
+    share: o.share ?? true,
+    redundancy: o.redundancy ?? 1,
   };
 }
 

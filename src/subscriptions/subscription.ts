@@ -2,9 +2,10 @@
  * The caller's side of one subscription: the async iterable, its bounded buffer, dedup and
  * gap tracking across every socket it lives on, and the watchdog's view of its stream.
  */
-import { TransportError } from '../errors/transport-error.js';
+import type { TransportError } from '../errors/transport-error.js';
+import { callerBuffer } from './caller-buffer.js';
 import type { Connection, ConnectionMember } from './connection.js';
-import { ItemBuffer } from './item-buffer.js';
+import type { ItemBuffer, ItemSink } from './item-buffer.js';
 import { allowedSilenceMs, IntervalLearner, type SilenceSettings } from './silence.js';
 import { StreamTracker } from './stream-order.js';
 import type { StreamProfile } from './stream-profile.js';
@@ -32,6 +33,23 @@ export interface ManagedSubscriptionOptions {
   readonly overflow: OverflowPolicy;
   readonly expectedIntervalMs: number | undefined;
   readonly silence: SilenceSettings;
+  /** Set when it is not a caller's own: its items go to `link.sink` (see {@link SubscriptionLink}). */
+  readonly link?: SubscriptionLink | undefined;
+}
+
+/**
+ * A node subscription whose items go elsewhere than a buffer of its own: to the callers
+ * sharing it (shared-subscriptions.ts), or into the merge of a redundant pair
+ * (redundant-stream.ts).
+ */
+export interface SubscriptionLink {
+  readonly sink: ItemSink<SubscriptionItem>;
+  /** Callers its items reach now. */
+  callers(): number;
+  /** True for one leg of a redundant pair. */
+  readonly redundant: boolean;
+  /** The endpoint its other leg is on (live, or being placed): placement keeps it off that endpoint and, when it can, that operator. */
+  partnerEndpoint(): string | undefined;
 }
 
 export type PlacementState = 'placing' | 'live' | 'closed';
@@ -60,12 +78,18 @@ export class ManagedSubscription implements Subscription, ConnectionMember {
   /** Placement attempts refused by nodes in a row (rpc errors on resubscribe). */
   refusals = 0;
   lastTickMs = 0;
+  /** When it was last bound to a node, and when it last lost one (a redundant pair asks whether the other leg covered the outage). */
+  liveSinceMs = 0;
+  lostAtMs = 0;
   /** Wakes a placement loop sleeping on a backoff (set while it sleeps). */
   wake: (() => void) | undefined;
   /** Called once when it closes: placement waits on a socket stop waiting then. */
   readonly #closeWaiters = new Set<() => void>();
   readonly #owner: SubscriptionOwner;
-  readonly #buffer: ItemBuffer<SubscriptionItem>;
+  readonly link: SubscriptionLink | undefined;
+  /** Its own caller's buffer; undefined when its items go to a link. */
+  readonly #own: ItemBuffer<SubscriptionItem> | undefined;
+  readonly #buffer: ItemSink<SubscriptionItem>;
   readonly #tracker: StreamTracker;
   readonly #learner: IntervalLearner | undefined;
   readonly #expectedIntervalMs: number | undefined;
@@ -84,22 +108,9 @@ export class ManagedSubscription implements Subscription, ConnectionMember {
     const ticks = options.profile.ticks || options.expectedIntervalMs !== undefined;
     this.#learner = ticks && this.#expectedIntervalMs === undefined ? new IntervalLearner() : undefined;
     this.#allowedMs = ticks ? allowedSilenceMs(this.#expectedIntervalMs, this.#silence) : undefined;
-    this.#buffer = new ItemBuffer<SubscriptionItem>(
-      options.bufferSize,
-      options.bufferBytes,
-      options.overflow,
-      (dropped) => {
-        const atMs = owner.now();
-        owner.emit({ atMs, phase: 'overflow', method: this.method, subscriptionId: this.id, endpointId: this.endpointId, dropped });
-        return { kind: 'overflow', dropped, atMs, endpointId: this.endpointId };
-      },
-      () =>
-        new TransportError('SUBSCRIPTION_OVERFLOW', `Subscription '${this.method}' overflowed its buffer of ${options.bufferSize} items or ${options.bufferBytes} bytes`, {
-          context: { method: this.method, bufferSize: options.bufferSize, bufferBytes: options.bufferBytes },
-          method: this.method,
-          endpointId: this.endpointId,
-        }),
-    );
+    this.link = options.link;
+    if (options.link === undefined) this.#buffer = this.#own = callerBuffer(this, owner, options);
+    else this.#buffer = options.link.sink;
   }
 
   get closed(): boolean {
@@ -148,7 +159,14 @@ export class ManagedSubscription implements Subscription, ConnectionMember {
     this.state = 'live';
     this.endpointId = endpointId;
     this.lastTickMs = nowMs;
+    this.liveSinceMs = nowMs;
     this.refusals = 0;
+  }
+
+  /** Its socket died: it is being placed again. */
+  lost(nowMs: number): void {
+    this.state = 'placing';
+    this.lostAtMs = nowMs;
   }
 
   pushRebind(fromEndpointId: string, reason: RebindReason, nowMs: number): void {
@@ -166,7 +184,8 @@ export class ManagedSubscription implements Subscription, ConnectionMember {
   }
 
   next(): Promise<IteratorResult<SubscriptionItem, undefined>> {
-    return this.#buffer.next();
+    // A linked one is never handed to a caller: its callers read their own buffers.
+    return this.#own?.next() ?? Promise.resolve({ value: undefined, done: true });
   }
 
   close(): Promise<void> {

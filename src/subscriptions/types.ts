@@ -71,6 +71,13 @@ export interface SubscribeOptions {
   readonly bufferBytes?: number | undefined;
   /** Overflow policy for this subscription. @default the pool's `subscriptions.overflow` */
   readonly overflow?: OverflowPolicy | undefined;
+  /**
+   * 2: the stream is held on two endpoints at once (of two operators when the pool has them),
+   * each notification delivered once, as soon as the first of the two brings it; when one
+   * node fails the other goes on, with no gap. Both count under the operator cap.
+   * @default the pool's `subscriptions.redundancy` (1)
+   */
+  readonly redundancy?: 1 | 2 | undefined;
 }
 
 /**
@@ -139,6 +146,16 @@ export interface SubscriptionSettings {
   readonly maxBackoffMs?: number;
   /** A socket left with no subscription is closed after this long (a new subscription reuses it), in ms. @default 1000 */
   readonly idleSocketMs?: number;
+  /**
+   * Identical subscriptions (same method, params, `redundancy` and `expectedIntervalMs`) from
+   * several callers share one node subscription; each caller has its own buffer, overflow
+   * policy and copy of every notification, and closing one leaves the others (the last one
+   * unsubscribes at the node). A caller joining one still being placed waits for that
+   * placement, within its own `timeoutMs` and signal. @default true
+   */
+  readonly share?: boolean;
+  /** Default of `subscribe()`'s `redundancy`. @default 1 */
+  readonly redundancy?: 1 | 2;
   /** Opens sockets. @default Node: `ws` (loaded on the first subscription); elsewhere: the global `WebSocket` */
   readonly socketFactory?: SocketFactory;
 }
@@ -146,7 +163,10 @@ export interface SubscriptionSettings {
 /**
  * Event `subscription`: `opened` (first confirmed by a node), `rebound` (moved to
  * `endpointId` from `fromEndpointId` for `reason`), `gap` (`from`…`to` never delivered),
- * `overflow` (`dropped` items discarded), `closed`.
+ * `overflow` (`dropped` items discarded), `closed`. Each event is about one node
+ * subscription: callers sharing it see one `opened`; each leg of a redundant pair has its
+ * own `rebound` and `gap` events, while its callers get a `gap` item only for what both
+ * legs missed.
  */
 export interface SubscriptionEvent {
   readonly atMs: number;

@@ -33,6 +33,14 @@ function place(candidates: SelectionCandidate[], n: number, cap: number): Map<st
 }
 
 describe('selection', () => {
+  it("one leg of a redundant pair: never the other leg's endpoint, another operator before a better tier, the same operator only when no other can", () => {
+    const pick = (candidates: SelectionCandidate[], apart: string) => selectEndpoint(candidates, { maxOperatorShare: 0, rotation: 0, apart });
+    expect(pick([candidate('a1', 'A'), candidate('a2', 'A'), candidate('b', 'B', { tier: 1 })], 'a1')).toEqual({ type: 'chosen', endpointId: 'b' });
+    expect(pick([candidate('a1', 'A'), candidate('a2', 'A'), candidate('b', 'B', { paused: true })], 'a1')).toEqual({ type: 'chosen', endpointId: 'a2' });
+    // Only the other leg's endpoint is up: wait for another rather than double up on it.
+    expect(pick([candidate('a1', 'A'), candidate('b', 'B', { paused: true })], 'a1')).toEqual({ type: 'wait' });
+  });
+
   it('spreads over the tied-best band by open subscriptions', () => {
     const counts = place([candidate('a', 'A'), candidate('b', 'B'), candidate('c', 'C')], 300, 0);
     expect([...counts.values()]).toEqual([100, 100, 100]);

@@ -214,7 +214,7 @@ describe('bounded memory', () => {
     expect(slotsOf(items)).toEqual([1007, 1008, 1009, 1010]);
   });
 
-  it("error: the iterator ends with SUBSCRIPTION_OVERFLOW and the node's subscription is removed", async () => {
+  it("error: the iterator ends with SUBSCRIPTION_OVERFLOW; a caller sharing its node subscription reads on, and the last one's close removes it", async () => {
     const a = await node();
     const pool = poolOf([{ id: 'a', url: a.url, wsUrl: a.wsUrl! }]);
     const slow = await pool.subscribe('slotSubscribe', [], { bufferSize: 2, overflow: 'error' });
@@ -225,6 +225,22 @@ describe('bounded memory', () => {
     expect(isTransportError(error, 'SUBSCRIPTION_OVERFLOW')).toBe(true);
     expect(error).toMatchObject({ context: { method: 'slotSubscribe', bufferSize: 2 } });
     expect(await slow.next()).toEqual({ value: undefined, done: true });
+    a.ws!.tickSlot();
+    expect(slotsOf(await readUntil(reader, (_i, all) => all.length === 1))).toEqual([1006]);
+    expect(a.count('slotUnsubscribe')).toBe(0);
+    await reader.close();
+    expect(a.count('slotUnsubscribe')).toBe(1);
+    await until(() => a.ws!.subscriptions() === 0, 5_000, 'unsubscribed');
+  });
+
+  it("error, on a node subscription of its own (share: false): the node's subscription is removed", async () => {
+    const a = await node();
+    const pool = poolOf([{ id: 'a', url: a.url, wsUrl: a.wsUrl! }], { subscriptions: { share: false } });
+    const slow = await pool.subscribe('slotSubscribe', [], { bufferSize: 2, overflow: 'error' });
+    const reader = await pool.subscribe('slotSubscribe', []);
+    for (let i = 0; i < 5; i++) a.ws!.tickSlot();
+    await readUntil(reader, (i) => i.kind === 'notification' && (i.value as { slot: number }).slot === 1005);
+    expect(isTransportError(await slow.next().catch((e: unknown) => e), 'SUBSCRIPTION_OVERFLOW')).toBe(true);
     await until(() => a.count('slotUnsubscribe') === 1, 5_000, 'unsubscribed');
     expect(a.ws!.subscriptions()).toBe(1);
   });
@@ -288,7 +304,7 @@ describe('upgrades refused', () => {
 });
 
 describe('closing', () => {
-  it('close() unsubscribes on the node and frees the socket after idleSocketMs', async () => {
+  it('close() of the last caller unsubscribes on the node and frees the socket after idleSocketMs', async () => {
     const clock = createFakeClock();
     const a = await node();
     const pool = poolOf([{ id: 'a', url: a.url, wsUrl: a.wsUrl! }], { clock, subscriptions: { idleSocketMs: 1000 } });
@@ -296,9 +312,11 @@ describe('closing', () => {
     const two = await pool.subscribe('slotSubscribe', []);
     expect(a.ws!.connections).toBe(1);
     await one.close();
-    expect(a.count('slotUnsubscribe')).toBe(1);
+    // The two share one node subscription: the first to leave leaves it to the other.
+    expect(a.count('slotUnsubscribe')).toBe(0);
     expect(await one.next()).toEqual({ value: undefined, done: true });
     await two.close();
+    expect(a.count('slotUnsubscribe')).toBe(1);
     expect(a.ws!.connections).toBe(1);
     await clock.advance(1000);
     await until(() => a.ws!.connections === 0, 5_000, 'socket closed');
