@@ -8,8 +8,9 @@
 import type { PoolEvents } from '../api/events.js';
 import { blockIdentityOf, judgeAnswer } from '../cache/answer-class.js';
 import { ByteLru } from '../cache/byte-lru.js';
+import { CacheTallies, type KeptClass } from '../cache/cache-tally.js';
 import type { ResolvedCacheSettings } from '../cache/cache-settings.js';
-import type { ReadClass, RequestRule } from '../cache/read-rules.js';
+import type { RequestRule } from '../cache/read-rules.js';
 import type { Clock } from '../clock.js';
 import type { CacheSnapshot } from '../cache/cache-snapshot.js';
 
@@ -33,8 +34,10 @@ export interface ReadCacheContext {
   readonly chainVerified: boolean;
 }
 
-export type CacheCounter = 'hits' | 'misses' | 'stores' | 'evictions' | 'reorgEvictions' | 'verifyMismatches';
+export type CacheCounter = 'hits' | 'misses' | 'stores' | 'evictions' | 'reorgEvictions' | 'verifyMismatches' | 'sharedHits';
 export type CacheCounters = Record<CacheCounter, number>;
+/** A finalized answer's text as kept (a promise while a second operator is asked), or undefined when it was not kept as one. */
+export type KeptFinal = string | undefined | Promise<string | undefined>;
 
 /** At most one finalized-head question per endpoint this often, in ms: finality moves per epoch, not per call. */
 export const FINALITY_REFRESH_MS = 12_000;
@@ -46,9 +49,10 @@ const MAX_UNPROVEN = 1_024;
 
 export class ReadCache {
   readonly settings: ResolvedCacheSettings;
-  readonly counters: CacheCounters = { hits: 0, misses: 0, stores: 0, evictions: 0, reorgEvictions: 0, verifyMismatches: 0 };
+  readonly counters: CacheCounters = { hits: 0, misses: 0, stores: 0, evictions: 0, reorgEvictions: 0, verifyMismatches: 0, sharedHits: 0 };
   /** Stores per class (a bounded label set). */
-  readonly storedByClass: Record<Exclude<ReadClass, 'never'>, number> = { finalized: 0, unfinalized: 0, realtime: 0 };
+  readonly storedByClass: Record<KeptClass, number> = { finalized: 0, unfinalized: 0, realtime: 0 };
+  readonly #tallies = new CacheTallies();
   readonly #lru: ByteLru;
   readonly #clock: Clock;
   readonly #events: PoolEvents;
@@ -81,20 +85,65 @@ export class ReadCache {
   }
 
   snapshot(): CacheSnapshot {
-    const { hits, misses, evictions, reorgEvictions, verifyMismatches } = this.counters;
-    return { entries: this.#lru.size, bytes: this.#lru.bytes, hits, misses, stored: { ...this.storedByClass }, evictions, reorgEvictions, verifyMismatches };
+    const { hits, misses, evictions, reorgEvictions, verifyMismatches, sharedHits } = this.counters;
+    const stored = { ...this.storedByClass };
+    return { entries: this.#lru.size, bytes: this.#lru.bytes, hits, misses, stored, evictions, reorgEvictions, verifyMismatches, sharedHits, methods: this.#tallies.snapshot() };
   }
 
   /** The kept answer's text under `key`, if live. */
-  lookup(key: string): string | undefined {
+  lookup(key: string, method: string, rule: RequestRule): string | undefined {
     const entry = this.#lru.get(key, this.#clock.now());
     // A new tip not yet linked to the blocks the entries depend on: one of them may be gone.
     if (entry === undefined || (this.#checking > 0 && entry.readClass === 'unfinalized')) {
       this.counters.misses++;
+      this.#tallies.of(method, this.#askedAs(rule)).misses++;
       return undefined;
     }
     this.counters.hits++;
+    entry.tally.hits++;
     return entry.text;
+  }
+
+  /**
+   * Whether an answer to this read could be kept for good now (what a fleet shares): content by
+   * hash and answers judged by their block, and by-number reads at or below a finalized head
+   * some endpoint reported (above every one, it cannot be proven final: no store round trip).
+   */
+  mayBeFinal(rule: RequestRule): boolean {
+    return rule.rule === 'immutable' || rule.rule === 'answer-block' || (rule.rule === 'at-block' && rule.number <= this.#finalizedCeiling());
+  }
+
+  /**
+   * A final answer another process of the fleet kept (it proved it as this cache would): kept
+   * here too, and the caller's copy returned; undefined when the text is not one (too large,
+   * not JSON, empty).
+   */
+  adopt(key: string, method: string, text: string): { readonly value: unknown } | undefined {
+    const bytes = text.length + key.length;
+    if (bytes > this.settings.maxEntryBytes) return undefined;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    if (value === null || value === undefined) return undefined;
+    // Local callers sharing one look at the store adopt the same text: kept once.
+    if (!this.#lru.has(key)) this.#keep(key, method, text, bytes, 'finalized', undefined, Number.POSITIVE_INFINITY);
+    this.counters.sharedHits++;
+    return { value };
+  }
+
+  #askedAs(rule: RequestRule): KeptClass {
+    return rule.rule === 'realtime' ? 'realtime' : rule.rule === 'unfinalized' || !this.mayBeFinal(rule) ? 'unfinalized' : 'finalized';
+  }
+
+  #keep(key: string, method: string, text: string, bytes: number, readClass: KeptClass, number: number | undefined, ttlMs: number): void {
+    const tally = this.#tallies.of(method, readClass);
+    this.counters.evictions += this.#lru.set(key, { text, bytes, readClass, number, expiresAtMs: this.#clock.now() + ttlMs, tally });
+    this.counters.stores++;
+    this.storedByClass[readClass]++;
+    tally.stored++;
   }
 
   /** Whether a request of this rule can be kept with these settings (else the stage passes it on untouched). */
@@ -115,31 +164,35 @@ export class ReadCache {
     }
   }
 
-  /** Every answer of a read the cache wants, with the endpoint that gave it (undefined: shared or batched, not kept). */
-  onAnswer(key: string, method: string, params: readonly unknown[], rule: RequestRule, result: unknown, answeredBy: string | undefined): void {
-    if (answeredBy === undefined) return;
+  /**
+   * Every answer of a read the cache wants, with the endpoint that gave it (undefined: shared
+   * or batched, not kept). Returns the text when it was kept as finalized (what a fleet may
+   * share) — later, with `verify: 'two-operators'`, once the other operator agreed.
+   */
+  onAnswer(key: string, method: string, params: readonly unknown[], rule: RequestRule, result: unknown, answeredBy: string | undefined): KeptFinal {
+    if (answeredBy === undefined) return undefined;
     if (method === 'eth_getBlockByNumber') this.#learnBlock(params, result, answeredBy);
     const finalizedHead = this.#finalized.get(answeredBy);
     const judged = judgeAnswer(rule, result, finalizedHead);
-    if (judged.class === 'never') return;
+    if (judged.class === 'never') return undefined;
     // Not yet proven final: ask the endpoint where its finality stands (the next answer may be kept).
     if (judged.class === 'unfinalized' && judged.number !== undefined && this.#repeated(key)) this.#refreshFinality(answeredBy, judged.number);
     const ttlMs = judged.class === 'finalized' ? Number.POSITIVE_INFINITY : judged.class === 'unfinalized' ? this.settings.unfinalizedTtlMs : this.settings.realtimeTtlMs;
-    if (!(ttlMs > 0)) return;
+    if (!(ttlMs > 0)) return undefined;
     const text = JSON.stringify(result);
     const bytes = text.length + key.length;
-    if (bytes > this.settings.maxEntryBytes) return;
-    const store = () => {
-      this.counters.evictions += this.#lru.set(key, { text, bytes, readClass: judged.class, number: judged.number, expiresAtMs: this.#clock.now() + ttlMs });
-      this.counters.stores++;
-      this.storedByClass[judged.class as Exclude<ReadClass, 'never'>]++;
+    if (bytes > this.settings.maxEntryBytes) return undefined;
+    const readClass = judged.class;
+    const store = (): string | undefined => {
+      this.#keep(key, method, text, bytes, readClass, judged.number, ttlMs);
+      return readClass === 'finalized' ? text : undefined;
     };
-    if (judged.class !== 'finalized' || this.settings.verify === 'none') return store();
-    const second = this.#host.askOtherOperator(answeredBy, method, params);
-    second?.then(
+    if (readClass !== 'finalized' || this.settings.verify === 'none') return store();
+    return this.#host.askOtherOperator(answeredBy, method, params)?.then(
       (other) => {
-        if (JSON.stringify(other) === text) store();
-        else this.counters.verifyMismatches++;
+        if (JSON.stringify(other) === text) return store();
+        this.counters.verifyMismatches++;
+        return undefined;
       },
       () => undefined,
     );
@@ -210,6 +263,13 @@ export class ReadCache {
       },
       () => this.#checking--,
     );
+  }
+
+  /** The highest finalized head any endpoint reported (-1 when none did). */
+  #finalizedCeiling(): number {
+    let ceiling = -1;
+    for (const head of this.#finalized.values()) ceiling = Math.max(ceiling, head);
+    return ceiling;
   }
 
   /** The lowest finalized head any endpoint reported (-1 when none did): no reorg reaches at or below it. */

@@ -8,7 +8,7 @@ import type { BatchCall, BatchItemResult, BatchOptions, MicroBatchSettings } fro
 import type { TransportError } from '../errors/transport-error.js';
 import type { CallContext } from '../pipeline/call-context.js';
 import { CallObservers, type CallLabeler, type CallObserver } from '../pipeline/call-observer.js';
-import { cacheStage } from '../pipeline/cache.js';
+import { cacheStage, type CacheMiss } from '../pipeline/cache.js';
 import { coalesceStage, type CoalesceParts } from '../pipeline/coalesce.js';
 import type { ReadCache } from '../parts/read-cache.js';
 import { hedgeStage, isHedgeable, type HedgeParts } from '../pipeline/hedge.js';
@@ -25,6 +25,8 @@ export interface RequestPathSettings {
   readonly coalesce: boolean;
   /** The read cache; undefined with `cache: false`. */
   readonly cache: ReadCache | undefined;
+  /** What a cache miss does when not just asking the rest of the path (a fleet's shared cache). */
+  readonly cacheMiss: CacheMiss | undefined;
   /** A call's time budget when it does not set `timeoutMs` (a coalesced joiner keeps its own deadline). */
   readonly timeoutMsOf: CoalesceParts['timeoutMsOf'];
   readonly microBatch: MicroBatchSettings | undefined;
@@ -77,7 +79,7 @@ export function assembleRequestPath(host: PipelineHost, settings: RequestPathSet
     // An ambiguous send's lookups take the whole path (shared, hedged), unobserved.
     reconcile: settings.reconcile === undefined ? undefined : { settings: settings.reconcile, read: (method, params, options) => plain(method, params, options) },
   });
-  const calls: CallHandler = compose([settings.cache === undefined ? undefined : cacheStage(settings.cache), settings.coalesce ? coalesceStage({ clock: host.clock, timeoutMsOf: settings.timeoutMsOf, closedError: host.closedError }) : undefined, microBatch?.stage], loop);
+  const calls: CallHandler = compose([settings.cache === undefined ? undefined : cacheStage(settings.cache, settings.cacheMiss), settings.coalesce ? coalesceStage({ clock: host.clock, timeoutMsOf: settings.timeoutMsOf, closedError: host.closedError }) : undefined, microBatch?.stage], loop);
   const plain: RequestHandler = callEntry(host, calls);
   const observers = new CallObservers();
   let request = plain;
