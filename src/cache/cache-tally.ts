@@ -20,17 +20,23 @@ export interface CacheTally {
 }
 
 export class CacheTallies {
-  readonly #tallies = new Map<string, CacheTally>();
+  /** By method, then class: one lookup by the call's own method string (its hash is cached), no key built per miss. */
+  readonly #byMethod = new Map<string, Partial<Record<KeptClass, CacheTally>>>();
 
   of(method: string, readClass: KeptClass): CacheTally {
-    const key = `${readClass}\u0000${method}`;
-    let tally = this.#tallies.get(key);
-    if (tally === undefined) this.#tallies.set(key, (tally = { method, class: readClass, hits: 0, misses: 0, stored: 0, evictions: 0, reorgEvictions: 0 }));
-    return tally;
+    let byClass = this.#byMethod.get(method);
+    if (byClass === undefined) this.#byMethod.set(method, (byClass = {}));
+    return (byClass[readClass] ??= { method, class: readClass, hits: 0, misses: 0, stored: 0, evictions: 0, reorgEvictions: 0 });
   }
 
   /** Copies, by method then class. */
   snapshot(): readonly Readonly<CacheTally>[] {
-    return [...this.#tallies.values()].map((tally) => ({ ...tally })).sort((a, b) => (a.method === b.method ? a.class.localeCompare(b.class) : a.method.localeCompare(b.method)));
+    const methods = [...this.#byMethod.keys()].sort();
+    return methods.flatMap((method) => CLASSES.flatMap((readClass) => {
+      const tally = this.#byMethod.get(method)![readClass];
+      return tally === undefined ? [] : [{ ...tally }];
+    }));
   }
 }
+
+const CLASSES: readonly KeptClass[] = ['finalized', 'realtime', 'unfinalized'];

@@ -63,7 +63,7 @@ export class ReadCache {
   /** Blocks asked below a tip whose parent was unknown: until they answer, no unfinalized entry is served. */
   #checking = 0;
   /** Unproven by-number reads seen once (bounded, oldest out). */
-  readonly #unproven = new Set<string>();
+  readonly #unproven = new Set<number>();
 
   readonly #context: ReadCacheContext;
 
@@ -135,7 +135,7 @@ export class ReadCache {
   }
 
   #askedAs(rule: RequestRule): KeptClass {
-    return rule.rule === 'realtime' ? 'realtime' : rule.rule === 'unfinalized' || !this.mayBeFinal(rule) ? 'unfinalized' : 'finalized';
+    return rule.rule === 'realtime' || rule.rule === 'finality' ? 'realtime' : rule.rule === 'unfinalized' || !this.mayBeFinal(rule) ? 'unfinalized' : 'finalized';
   }
 
   #keep(key: string, method: string, text: string, bytes: number, readClass: KeptClass, number: number | undefined, ttlMs: number): void {
@@ -156,6 +156,9 @@ export class ReadCache {
         return this.settings.realtimeTtlMs > 0 || (this.settings.unfinalizedTtlMs > 0 && method === 'eth_getBlockByNumber');
       case 'unfinalized':
         return this.settings.unfinalizedTtlMs > 0;
+      case 'finality':
+        // Always watched: the answer proves by-number answers final.
+        return true;
       case 'immutable':
         // The chain id is a fact of one endpoint until the chain guard checked it on all of them.
         return this.#context.chainVerified || (method !== 'eth_chainId' && method !== 'net_version');
@@ -176,7 +179,7 @@ export class ReadCache {
     const judged = judgeAnswer(rule, result, finalizedHead);
     if (judged.class === 'never') return undefined;
     // Not yet proven final: ask the endpoint where its finality stands (the next answer may be kept).
-    if (judged.class === 'unfinalized' && judged.number !== undefined && this.#repeated(key)) this.#refreshFinality(answeredBy, judged.number);
+    if (judged.class === 'unfinalized' && judged.number !== undefined && this.#repeated(judged.number)) this.#refreshFinality(answeredBy, judged.number);
     const ttlMs = judged.class === 'finalized' ? Number.POSITIVE_INFINITY : judged.class === 'unfinalized' ? this.settings.unfinalizedTtlMs : this.settings.realtimeTtlMs;
     if (!(ttlMs > 0)) return undefined;
     const text = JSON.stringify(result);
@@ -199,12 +202,13 @@ export class ReadCache {
   }
 
   /**
-   * Whether this unproven read was made before: only a read that repeats is worth proving,
-   * so a pool whose reads never repeat sends nothing of its own.
+   * Whether an unproven read came back to this block (the same read again, or its receipts
+   * after its logs): only reads that revisit blocks are worth proving, so a pool whose reads
+   * never do sends nothing of its own.
    */
-  #repeated(key: string): boolean {
-    if (this.#unproven.has(key)) return true;
-    this.#unproven.add(key);
+  #repeated(number: number): boolean {
+    if (this.#unproven.has(number)) return true;
+    this.#unproven.add(number);
     if (this.#unproven.size > MAX_UNPROVEN) this.#unproven.delete(this.#unproven.keys().next().value!);
     return false;
   }
