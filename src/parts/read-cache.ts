@@ -1,12 +1,13 @@
 /**
  * The read cache's state (README "Read cache"): the byte-bounded store, each endpoint's
- * finalized head as it said when asked with the `finalized` tag, the block hashes seen by
+ * finalized head (`cache-finality.ts`), the block hashes seen by
  * number (a different hash at a number is a reorg), and the counters. The stage
  * (`pipeline/cache.ts`) looks up and hands answers here; what is kept is decided by the pure
  * rules in `cache/`.
  */
 import type { PoolEvents } from '../api/events.js';
 import { blockIdentityOf, judgeAnswer } from '../cache/answer-class.js';
+import { CacheFinality } from './cache-finality.js';
 import { ByteLru } from '../cache/byte-lru.js';
 import { CacheTallies, type KeptClass } from '../cache/cache-tally.js';
 import type { ResolvedCacheSettings } from '../cache/cache-settings.js';
@@ -39,13 +40,10 @@ export type CacheCounters = Record<CacheCounter, number>;
 /** A finalized answer's text as kept (a promise while a second operator is asked), or undefined when it was not kept as one. */
 export type KeptFinal = string | undefined | Promise<string | undefined>;
 
-/** At most one finalized-head question per endpoint this often, in ms: finality moves per epoch, not per call. */
-export const FINALITY_REFRESH_MS = 12_000;
 /** Block hashes remembered (the unfinalized window is far shorter). */
 const MAX_HASHES = 4_096;
 /** Most blocks asked below a new tip to link it to a known block (deeper: the TTL bounds what is left). */
 const MAX_WALK = 64;
-const MAX_UNPROVEN = 1_024;
 
 export class ReadCache {
   readonly settings: ResolvedCacheSettings;
@@ -57,13 +55,10 @@ export class ReadCache {
   readonly #clock: Clock;
   readonly #events: PoolEvents;
   readonly #host: ReadCacheHost;
-  readonly #finalized = new Map<string, number>();
-  readonly #askedAtMs = new Map<string, number>();
+  readonly #finality: CacheFinality;
   readonly #hashes = new Map<number, string>();
   /** Blocks asked below a tip whose parent was unknown: until they answer, no unfinalized entry is served. */
   #checking = 0;
-  /** Unproven by-number reads seen once (bounded, oldest out). */
-  readonly #unproven = new Set<number>();
 
   readonly #context: ReadCacheContext;
 
@@ -74,6 +69,7 @@ export class ReadCache {
     this.#clock = clock;
     this.#events = events;
     this.#host = host;
+    this.#finality = new CacheFinality(clock, context.probeFinality ? (endpointId) => host.askBlock(endpointId, 'finalized') : undefined);
   }
 
   get bytes(): number {
@@ -110,7 +106,7 @@ export class ReadCache {
    * some endpoint reported (above every one, it cannot be proven final: no store round trip).
    */
   mayBeFinal(rule: RequestRule): boolean {
-    return rule.rule === 'immutable' || rule.rule === 'answer-block' || (rule.rule === 'at-block' && rule.number <= this.#finalizedCeiling());
+    return rule.rule === 'immutable' || rule.rule === 'answer-block' || (rule.rule === 'at-block' && rule.number <= this.#finality.ceiling());
   }
 
   /**
@@ -175,11 +171,10 @@ export class ReadCache {
   onAnswer(key: string, method: string, params: readonly unknown[], rule: RequestRule, result: unknown, answeredBy: string | undefined): KeptFinal {
     if (answeredBy === undefined) return undefined;
     if (method === 'eth_getBlockByNumber') this.#learnBlock(params, result, answeredBy);
-    const finalizedHead = this.#finalized.get(answeredBy);
-    const judged = judgeAnswer(rule, result, finalizedHead);
+    const judged = judgeAnswer(rule, result, this.#finality.headOf(answeredBy));
     if (judged.class === 'never') return undefined;
     // Not yet proven final: ask the endpoint where its finality stands (the next answer may be kept).
-    if (judged.class === 'unfinalized' && judged.number !== undefined && this.#repeated(judged.number)) this.#refreshFinality(answeredBy, judged.number);
+    if (judged.class === 'unfinalized' && judged.number !== undefined) this.#finality.unproven(answeredBy, judged.number);
     const ttlMs = judged.class === 'finalized' ? Number.POSITIVE_INFINITY : judged.class === 'unfinalized' ? this.settings.unfinalizedTtlMs : this.settings.realtimeTtlMs;
     if (!(ttlMs > 0)) return undefined;
     const text = JSON.stringify(result);
@@ -201,40 +196,9 @@ export class ReadCache {
     );
   }
 
-  /**
-   * Whether an unproven read came back to this block (the same read again, or its receipts
-   * after its logs): only reads that revisit blocks are worth proving, so a pool whose reads
-   * never do sends nothing of its own.
-   */
-  #repeated(number: number): boolean {
-    if (this.#unproven.has(number)) return true;
-    this.#unproven.add(number);
-    if (this.#unproven.size > MAX_UNPROVEN) this.#unproven.delete(this.#unproven.keys().next().value!);
-    return false;
-  }
-
-  #refreshFinality(endpointId: string, number: number): void {
-    if (!this.#context.probeFinality || (this.#finalized.get(endpointId) ?? -1) >= number) return;
-    const now = this.#clock.now();
-    const askedAt = this.#askedAtMs.get(endpointId);
-    if (askedAt !== undefined && now - askedAt < FINALITY_REFRESH_MS) return;
-    this.#askedAtMs.set(endpointId, now);
-    this.#host.askBlock(endpointId, 'finalized').then(
-      (block) => this.#learnFinalized(endpointId, block),
-      () => undefined,
-    );
-  }
-
-  #learnFinalized(endpointId: string, block: unknown): void {
-    const identity = blockIdentityOf(block);
-    if (identity === undefined) return;
-    // Finality never goes back: an older answer arriving late changes nothing.
-    if (identity.number > (this.#finalized.get(endpointId) ?? -1)) this.#finalized.set(endpointId, identity.number);
-  }
-
   /** A block by number or tag: a `finalized` answer is that endpoint's finality; any block's hash is checked for a reorg. */
   #learnBlock(params: readonly unknown[], result: unknown, answeredBy: string): void {
-    if (params[0] === 'finalized') this.#learnFinalized(answeredBy, result);
+    if (params[0] === 'finalized') this.#finality.learn(answeredBy, result);
     if (this.settings.unfinalizedTtlMs > 0) this.#checkChain(result, answeredBy, 0);
   }
 
@@ -258,7 +222,7 @@ export class ReadCache {
     if (typeof parentHash === 'string') this.#hashes.set(identity.number - 1, parentHash);
     if (this.#hashes.size > MAX_HASHES) this.#hashes.delete(this.#hashes.keys().next().value!);
     const below = identity.number - 1;
-    if (knownParent !== undefined || forkAt !== undefined || walked >= MAX_WALK || below <= this.#finalizedFloor() || !this.#lru.hasReorgable) return;
+    if (knownParent !== undefined || forkAt !== undefined || walked >= MAX_WALK || below <= this.#finality.floor() || !this.#lru.hasReorgable) return;
     this.#checking++;
     this.#host.askBlock(answeredBy, `0x${below.toString(16)}`).then(
       (block) => {
@@ -269,27 +233,13 @@ export class ReadCache {
     );
   }
 
-  /** The highest finalized head any endpoint reported (-1 when none did). */
-  #finalizedCeiling(): number {
-    let ceiling = -1;
-    for (const head of this.#finalized.values()) ceiling = Math.max(ceiling, head);
-    return ceiling;
-  }
-
-  /** The lowest finalized head any endpoint reported (-1 when none did): no reorg reaches at or below it. */
-  #finalizedFloor(): number {
-    let floor = Number.POSITIVE_INFINITY;
-    for (const head of this.#finalized.values()) floor = Math.min(floor, head);
-    return floor === Number.POSITIVE_INFINITY ? -1 : floor;
-  }
-
   /**
    * Another hash at `forkAt`: the blocks from there up were replaced — and, as one block
    * cannot tell how deep the fork goes, so may every block above the lowest finalized head
    * any endpoint reported. Every unfinalized entry from there up goes at once.
    */
   #reorg(forkAt: number): void {
-    const from = Math.min(forkAt, this.#finalizedFloor() + 1);
+    const from = Math.min(forkAt, this.#finality.floor() + 1);
     for (const number of [...this.#hashes.keys()]) if (number >= from) this.#hashes.delete(number);
     const dropped = this.#lru.dropFrom(from);
     this.counters.reorgEvictions += dropped;
