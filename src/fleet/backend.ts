@@ -40,7 +40,7 @@ export interface FleetBackend {
   poll(cursor: string): Promise<{ readonly cursor: string; readonly facts: readonly ReceivedFact[] }>;
   /** The stored facts still holding for these keys. */
   recall(keys: readonly { readonly topic: string; readonly key: string }[]): Promise<readonly FleetFact[]>;
-  /** A shared read's text, or who fetches it (`read-lua.ts`); `claimMs`: how long a claim taken now holds. */
+  /** A shared read's text, or who fetches it (`read-lua.ts`); `claimMs`: how long a claim taken now holds (0: only look). */
   readOrClaim(key: string, memberId: string, claimMs: number): Promise<StoredRead>;
   /** Stores a final read's text for `ttlMs` and frees this member's claim on it. */
   publishRead(key: string, memberId: string, text: string, ttlMs: number): Promise<void>;

@@ -7,12 +7,13 @@
  */
 
 /**
- * KEYS[1] value, KEYS[2] claim; ARGV: member id, claim TTL ms. Returns { 'value', text }, or
- * { 'claimed' } (this member now fetches it), { 'busy' } (another member does) or { 'pass' }
- * (just fetched and not kept: ask a node).
+ * KEYS[1] value, KEYS[2] claim; ARGV: member id, claim TTL ms (0: only look, claim nothing).
+ * Returns { 'value', text }, or { 'claimed' } (this member now fetches it), { 'busy' }
+ * (another member does) or { 'pass' } (just fetched and not kept, or only looking: ask a node).
  */
 export const READ_OR_CLAIM_SCRIPT = `local value = redis.call('GET', KEYS[1])
 if value then return { 'value', value } end
+if ARGV[2] == '0' then return { 'pass' } end
 if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return { 'claimed' } end
 if redis.call('GET', KEYS[2]) == '' then return { 'pass' } end
 return { 'busy' }`;

@@ -99,7 +99,7 @@ export function createRedisBackend(client: FleetRedisClient, namespace: string):
       return facts;
     },
     async readOrClaim(key, memberId, claimMs): Promise<StoredRead> {
-      const [state, text] = (await run(SCRIPTS.readOrClaim, [readKey(key), claimKey(key)], [memberId, Math.max(1, Math.ceil(claimMs))])) as [string, string?];
+      const [state, text] = (await run(SCRIPTS.readOrClaim, [readKey(key), claimKey(key)], [memberId, claimMs > 0 ? Math.max(1, Math.ceil(claimMs)) : 0])) as [string, string?];
       if (state === 'value' && typeof text === 'string') return { text };
       // Anything else (another version's reply): ask a node.
       return { state: READ_STATES.has(state) ? (state as 'claimed' | 'busy' | 'pass') : 'pass' };

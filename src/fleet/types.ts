@@ -79,6 +79,7 @@ export type StoredRead = { readonly text: string } | { readonly state: 'claimed'
  * local, or when the store errs or does not answer within `commandTimeoutMs`.
  */
 export interface FleetReads {
+  /** The stored text, or a claim held for `claimMs` (0: only look: `pass` when there is no text). */
   readOrClaim(key: string, claimMs: number): Promise<StoredRead | undefined>;
   /** Stores a final answer's text for `ttlMs` and frees this member's claim (best effort, never awaited by a call). */
   publish(key: string, text: string, ttlMs: number): void;

@@ -101,12 +101,17 @@ export class ReadCache {
   }
 
   /**
-   * Whether an answer to this read could be kept for good now (what a fleet shares): content by
-   * hash and answers judged by their block, and by-number reads at or below a finalized head
-   * some endpoint reported (above every one, it cannot be proven final: no store round trip).
+   * How a fleet's store may serve this read. `claim`: its answer can be kept for good now —
+   * content by hash, answers judged by their block, by-number reads at or below a finalized
+   * head some endpoint reported. `look`: a by-number read while no finality is known yet
+   * (another process may have proven it). Undefined: above every finalized head known, it
+   * cannot be final: no store round trip.
    */
-  mayBeFinal(rule: RequestRule): boolean {
-    return rule.rule === 'immutable' || rule.rule === 'answer-block' || (rule.rule === 'at-block' && rule.number <= this.#finality.ceiling());
+  shareOf(rule: RequestRule): 'claim' | 'look' | undefined {
+    if (rule.rule === 'immutable' || rule.rule === 'answer-block') return 'claim';
+    if (rule.rule !== 'at-block') return undefined;
+    const ceiling = this.#finality.ceiling();
+    return rule.number <= ceiling ? 'claim' : ceiling === -1 ? 'look' : undefined;
   }
 
   /**
@@ -131,7 +136,7 @@ export class ReadCache {
   }
 
   #askedAs(rule: RequestRule): KeptClass {
-    return rule.rule === 'realtime' || rule.rule === 'finality' ? 'realtime' : rule.rule === 'unfinalized' || !this.mayBeFinal(rule) ? 'unfinalized' : 'finalized';
+    return rule.rule === 'realtime' || rule.rule === 'finality' ? 'realtime' : rule.rule === 'unfinalized' || this.shareOf(rule) !== 'claim' ? 'unfinalized' : 'finalized';
   }
 
   #keep(key: string, method: string, text: string, bytes: number, readClass: KeptClass, number: number | undefined, ttlMs: number): void {

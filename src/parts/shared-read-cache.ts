@@ -1,6 +1,7 @@
 /**
  * The read cache across a fleet (README "Read cache"): a local miss for a read that can be
- * final asks the fleet's store before a node. The store holds the text another process kept
+ * final asks the fleet's store before a node (a by-number read while no finality is known
+ * only looks: it claims nothing, as it may well be a read of the tip). The store holds the text another process kept
  * (served at once, kept here too), or a claim: the member that took it asks a node and
  * shares the answer, the others wait for it — one node request for the fleet. Waiting is
  * worth at most half the call's budget; a store that is out of reach, slow (past
@@ -58,12 +59,12 @@ export function sharedReadCacheMiss(parts: SharedReadCacheParts): CacheMiss {
   const plain = askBelow(cache);
   const lookups = new Map<string, Lookup>();
 
-  const look = async (storeKey: string, budgetMs: number): Promise<Outcome> => {
+  const look = async (storeKey: string, budgetMs: number, claim: boolean): Promise<Outcome> => {
     const startedAtMs = clock.now();
     const waitUntilMs = startedAtMs + budgetMs / 2;
     let pauseMs = FIRST_PAUSE_MS;
     for (let looks = 0; ; looks++) {
-      const stored = await reads.readOrClaim(storeKey, budgetMs);
+      const stored = await reads.readOrClaim(storeKey, claim ? budgetMs : 0);
       if (stored === undefined) return TO_A_NODE;
       if ('text' in stored) return { text: stored.text, claimed: false };
       if (stored.state === 'claimed') return looks === 0 ? CLAIMED : { claimed: true, timeoutMs: startedAtMs + budgetMs - clock.now() };
@@ -80,20 +81,21 @@ export function sharedReadCacheMiss(parts: SharedReadCacheParts): CacheMiss {
     if (outcome.claimed && !lookup.published) reads.release(storeKey);
   };
 
-  const share = (storeKey: string, lookup: Lookup, kept: string | undefined) => {
+  const publish = (storeKey: string, lookup: Lookup, kept: string | undefined) => {
     if (kept === undefined || lookup.published) return;
     lookup.published = true;
     reads.publish(storeKey, kept, parts.ttlMs);
   };
 
   return (next, call, options, key, rule) => {
-    if (!cache.mayBeFinal(rule)) return plain(next, call, options, key, rule);
+    const mode = cache.shareOf(rule);
+    if (mode === undefined) return plain(next, call, options, key, rule);
     const storeKey = parts.storeKeyOf(key);
     let lookup = lookups.get(storeKey);
     if (lookup === undefined) {
       // The caller's errors and deadline count from now, the wait included.
       call.startedAtMs ??= clock.now();
-      lookup = { outcome: look(storeKey, parts.timeoutMsOf(call, options)).catch(() => TO_A_NODE), users: 0, published: false };
+      lookup = { outcome: look(storeKey, parts.timeoutMsOf(call, options), mode === 'claim').catch(() => TO_A_NODE), users: 0, published: false };
       lookups.set(storeKey, lookup);
     }
     const current = lookup;
@@ -112,9 +114,9 @@ export function sharedReadCacheMiss(parts: SharedReadCacheParts): CacheMiss {
           (result) => {
             const kept = cache.onAnswer(key, call.method, call.params, rule, result, call.answeredBy);
             if (typeof kept === 'object') {
-              void kept.then((text) => share(storeKey, current, text)).finally(() => leave(storeKey, current, outcome));
+              void kept.then((text) => publish(storeKey, current, text)).finally(() => leave(storeKey, current, outcome));
             } else {
-              share(storeKey, current, kept);
+              publish(storeKey, current, kept);
               leave(storeKey, current, outcome);
             }
             return result;

@@ -147,6 +147,34 @@ describe('read cache shared through a fleet', () => {
     expect([backend.commands['readOrClaim'], backend.commands['publishRead']]).toEqual([1, 1]);
   });
 
+  it('a process that knows no finality yet looks in the store for by-number reads (claiming nothing): served what another proved', async () => {
+    const clock = createFakeClock();
+    const backend = createMemoryBackend(clock);
+    const evm: Answer = (method, params) => ({
+      result: method === 'eth_getBlockByNumber' ? { number: params[0] === 'finalized' ? '0x10' : params[0], hash: `0x${'ab'.repeat(32)}`, parentHash: `0x${'cd'.repeat(32)}`, transactions: [] } : null,
+      afterMs: 5,
+    });
+    const proving = member(clock, backend, 'a', evm);
+    const fresh = member(clock, backend, 'b', evm);
+    const done = track(
+      clock,
+      (async () => {
+        await proving.pool.request('eth_getBlockByNumber', ['finalized', false]);
+        await proving.pool.request('eth_getBlockByNumber', ['0x08', false]); // proven final at a: shared
+        await clock.advance(1);
+        const served = await fresh.pool.request('eth_getBlockByNumber', ['0x08', false]);
+        await fresh.pool.request('eth_getBlockByNumber', ['0x30', false]); // not in the store: b's node at once
+        return served;
+      })(),
+    );
+    await runUntil(clock, () => done.settled !== undefined, 1_000);
+    expect(done.settled?.value).toMatchObject({ number: '0x08' });
+    // b's node got only the read the store did not have, and at once (a look never waits).
+    expect(fresh.arrivals).toHaveLength(1);
+    expect(done.settled!.atMs - fresh.arrivals[0]!.atMs).toBe(5);
+    expect([backend.commands['readOrClaim'], backend.commands['publishRead']]).toEqual([3, 1]);
+  });
+
   it("with verify: 'two-operators', shares no answer a lying node gave: the other process asks its own node", async () => {
     const clock = createFakeClock();
     const backend = createMemoryBackend(clock);

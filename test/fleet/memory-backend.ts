@@ -95,6 +95,7 @@ export function createMemoryBackend(clock: Clock): MemoryBackend {
       op('readOrClaim', () => {
         const text = live(`read:${key}`);
         if (text !== undefined) return { text };
+        if (claimMs === 0) return { state: 'pass' as const };
         const claim = live(`claim:${key}`);
         if (claim === undefined) reads.set(`claim:${key}`, { value: memberId, untilMs: clock.now() + claimMs });
         return { state: claim === undefined ? ('claimed' as const) : claim === '' ? ('pass' as const) : ('busy' as const) };
