@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithBinary } from '../helpers/system-binary.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { until } from '../helpers/until.js';
 import type { ReadWorkerCommand, ReadWorkerMessage, ReadWorkerResult } from './read-cache-worker.js';
 
 /**
@@ -50,7 +51,7 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'read cach
       child.on('message', (message: ReadWorkerMessage) => (message.type === 'ready' ? (entry.ready = true) : entry.results.push(message)));
       workers.push(entry);
     }
-    await waitFor(() => workers.every((w) => w.ready), 20_000, 'workers ready');
+    await until(() => workers.every((w) => w.ready), 20_000, 'workers ready');
   }, 40_000);
 
   afterAll(async () => {
@@ -64,7 +65,7 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'read cach
   async function read(w: number, slots: readonly number[], parallel = false): Promise<ReadWorkerResult> {
     const id = nextId++;
     workers[w]!.child.send({ type: 'read', id, slots, parallel } satisfies ReadWorkerCommand);
-    await waitFor(() => workers[w]!.results.some((r) => r.id === id), 20_000, `worker ${w} read`);
+    await until(() => workers[w]!.results.some((r) => r.id === id), 20_000, `worker ${w} read`);
     return workers[w]!.results.find((r) => r.id === id)!;
   }
 
@@ -134,11 +135,3 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'read cach
     for (let slot = 300; slot < 310; slot++) expect(requests.get(slot)).toBe(1);
   }, 30_000);
 });
-
-async function waitFor(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await sleep(10);
-  }
-}
