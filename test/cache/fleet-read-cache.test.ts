@@ -1,13 +1,13 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithBinary } from '../helpers/system-binary.js';
+import { sendResult, startRpcServer, type RpcServer } from '../helpers/loopback.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { until } from '../helpers/until.js';
+import { forkWorker, killWorkers } from '../helpers/worker-processes.js';
 import type { ReadWorkerCommand, ReadWorkerMessage, ReadWorkerResult } from './read-cache-worker.js';
 
 /**
@@ -23,7 +23,7 @@ const COMMAND_TIMEOUT_MS = 100;
 
 describeWithBinary('redis-server', 'apt-get install -y redis-server', 'read cache shared across 2 processes on a real redis-server', (binary) => {
   let redis: RedisServer;
-  let server: http.Server;
+  let node: RpcServer;
   /** getBlock requests the node received, per slot. */
   const requests = new Map<number, number>();
   /** How long the node takes to answer, in ms. */
@@ -33,20 +33,14 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'read cach
 
   beforeAll(async () => {
     redis = await startRedisServer(binary);
-    server = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      req.on('end', () => {
-        const { id, params } = JSON.parse(body) as { id: unknown; params: [number] };
-        const slot = params[0];
-        requests.set(slot, (requests.get(slot) ?? 0) + 1);
-        setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result: { blockHeight: slot, blockhash: `hash-${slot}` } })), delayMs);
-      });
+    node = await startRpcServer((request, { res }) => {
+      const slot = (request.params as [number])[0];
+      requests.set(slot, (requests.get(slot) ?? 0) + 1);
+      setTimeout(() => sendResult(res, request.id, JSON.stringify({ blockHeight: slot, blockhash: `hash-${slot}` })), delayMs);
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const nodeUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const nodeUrl = node.url;
     for (let i = 0; i < 2; i++) {
-      const child = fork(WORKER_FILE, [redis.url, NAMESPACE, String(i), nodeUrl, String(COMMAND_TIMEOUT_MS)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+      const child = forkWorker(WORKER_FILE, [redis.url, NAMESPACE, String(i), nodeUrl, String(COMMAND_TIMEOUT_MS)]);
       const entry = { child, results: [] as ReadWorkerResult[], ready: false };
       child.on('message', (message: ReadWorkerMessage) => (message.type === 'ready' ? (entry.ready = true) : entry.results.push(message)));
       workers.push(entry);
@@ -55,9 +49,8 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'read cach
   }, 40_000);
 
   afterAll(async () => {
-    for (const { child } of workers) if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGKILL');
-    await new Promise<void>((resolve) => server?.close(() => resolve()));
-    server?.closeAllConnections();
+    killWorkers(workers.map((w) => w.child));
+    await node?.close();
     await redis?.stop();
   });
 

@@ -1,4 +1,4 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { describeWithBinary } from '../helpers/system-binary.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { until } from '../helpers/until.js';
+import { forkWorker, killWorkers } from '../helpers/worker-processes.js';
 import type { WorkerCommand, WorkerMessage } from './fleet-worker.js';
 
 /**
@@ -66,7 +67,7 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'fleet mod
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     for (let i = 0; i < WORKERS; i++) {
-      const child = fork(WORKER_FILE, [redis.url, 'fleet-processes', String(i)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+      const child = forkWorker(WORKER_FILE, [redis.url, 'fleet-processes', String(i)]);
       const entry = { child, messages: [] as (WorkerMessage & { atMs: number })[] };
       child.on('message', (message: WorkerMessage) => entry.messages.push({ ...message, atMs: performance.now() }));
       workers.push(entry);
@@ -75,7 +76,7 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'fleet mod
   }, 40_000);
 
   afterAll(async () => {
-    for (const { child } of workers) if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGKILL');
+    killWorkers(workers.map((w) => w.child));
     await new Promise<void>((resolve) => server?.close(() => resolve()));
     server?.closeAllConnections();
     await redis?.stop();
