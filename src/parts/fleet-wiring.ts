@@ -85,6 +85,7 @@ export class FleetWiring implements FleetPoolWiring {
   readonly #indicesOfHeadKey = new Map<string, number[]>();
   /** End of the cooldown last told per role key: a burst of 429s (64 calls in flight) is told once, not 64 times. */
   readonly #toldCooldownUntil = new Map<string, number>();
+  #closed = false;
 
   constructor(fleet: PoolFleet, clock: Clock) {
     this.#fleet = fleet;
@@ -202,10 +203,12 @@ export class FleetWiring implements FleetPoolWiring {
     if (reads === undefined || context === undefined || !(cache.settings.fleetTtlMs > 0)) return undefined;
     // Reads are shared per chain: the expected chain when set, else the pool's endpoints (the same configuration in every process).
     const chain = context.expectedChain !== '' ? context.expectedChain : context.endpoints.map((e) => normalizedUrl(e.url)).sort().join('\n');
-    return sharedReadCacheMiss({ cache, reads, clock: this.#clock, ttlMs: cache.settings.fleetTtlMs, storeKeyOf: (key) => keyOf('read', chain, key), timeoutMsOf });
+    const storeKeyOf = (key: string) => keyOf('read', chain, key);
+    return sharedReadCacheMiss({ cache, reads, clock: this.#clock, ttlMs: cache.settings.fleetTtlMs, storeKeyOf, timeoutMsOf, closed: () => this.#closed });
   }
 
   close(): void {
+    this.#closed = true;
     this.#membership?.leave();
   }
 

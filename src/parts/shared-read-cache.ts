@@ -28,6 +28,8 @@ export interface SharedReadCacheParts {
   storeKeyOf(requestKey: string): string;
   /** The call's time budget: its `timeoutMs`, or its kind's. */
   timeoutMsOf(call: CallContext, options: RequestOptions): number;
+  /** The pool is closing: a wait ends (the call then fails `POOL_CLOSED` below). */
+  closed(): boolean;
 }
 
 /** First pause between looks at a read another member fetches, in ms; each pause is 1.5× the last, up to the most. */
@@ -68,7 +70,7 @@ export function sharedReadCacheMiss(parts: SharedReadCacheParts): CacheMiss {
       if (stored === undefined) return TO_A_NODE;
       if ('text' in stored) return { text: stored.text, claimed: false };
       if (stored.state === 'claimed') return looks === 0 ? CLAIMED : { claimed: true, timeoutMs: startedAtMs + budgetMs - clock.now() };
-      if (stored.state === 'pass' || clock.now() + pauseMs > waitUntilMs) return looks === 0 ? TO_A_NODE : { claimed: false, timeoutMs: startedAtMs + budgetMs - clock.now() };
+      if (stored.state === 'pass' || clock.now() + pauseMs > waitUntilMs || parts.closed()) return looks === 0 ? TO_A_NODE : { claimed: false, timeoutMs: startedAtMs + budgetMs - clock.now() };
       await sleep(clock, pauseMs);
       pauseMs = Math.min(MOST_PAUSE_MS, pauseMs * 1.5);
     }
@@ -91,10 +93,10 @@ export function sharedReadCacheMiss(parts: SharedReadCacheParts): CacheMiss {
     const mode = cache.shareOf(rule);
     if (mode === undefined) return plain(next, call, options, key, rule);
     const storeKey = parts.storeKeyOf(key);
+    // The caller's errors and deadline count from now, the wait included.
+    call.startedAtMs ??= clock.now();
     let lookup = lookups.get(storeKey);
     if (lookup === undefined) {
-      // The caller's errors and deadline count from now, the wait included.
-      call.startedAtMs ??= clock.now();
       lookup = { outcome: look(storeKey, parts.timeoutMsOf(call, options), mode === 'claim').catch(() => TO_A_NODE), users: 0, published: false };
       lookups.set(storeKey, lookup);
     }

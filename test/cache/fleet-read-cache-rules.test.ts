@@ -119,6 +119,24 @@ describe('read cache shared through a fleet', () => {
     await clock.advance(1_000);
   });
 
+  it('ends a wait when its pool closes: the call fails POOL_CLOSED within one pause, asking no node', async () => {
+    const clock = createFakeClock();
+    const backend = createMemoryBackend(clock);
+    const a = member(clock, backend, 'a', () => ({ result: block(4), afterMs: 5_000 }));
+    const b = member(clock, backend, 'b', () => ({ result: block(4), afterMs: 5 }));
+    void getBlock(a.pool, 4).catch(() => undefined);
+    await clock.advance(1);
+    const waiting = track(clock, getBlock(b.pool, 4, { timeoutMs: 10_000 }));
+    await clock.advance(99);
+    const closed = b.pool.close();
+    await runUntil(clock, () => waiting.settled !== undefined, 1_000);
+    await closed;
+    expect(isTransportError(waiting.settled?.error, 'POOL_CLOSED')).toBe(true);
+    expect(waiting.settled!.atMs).toBeLessThanOrEqual(100 + 50);
+    expect(b.arrivals).toEqual([]);
+    await clock.advance(5_000);
+  });
+
   it('asks the store nothing for by-number reads above every finalized head it knows, nor with cache.fleet: false', async () => {
     const clock = createFakeClock();
     const backend = createMemoryBackend(clock);
