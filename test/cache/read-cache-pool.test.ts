@@ -160,7 +160,7 @@ describe('read cache', () => {
     expect(count(t, 'getBlock')).toBe(2);
   });
 
-  it.each([{ maxBytes: 0 }, { maxEntries: 1.5 }, { ttl: { realtime: -1 } }, { verify: 'three' }, { other: 1 }, true])('rejects cache %j with INVALID_CONFIG', (cache) => {
+  it.each([{ maxBytes: 0 }, { maxEntries: 1.5 }, { ttl: { realtime: -1 } }, { verify: 'three' }, { fleet: { ttl: 0 } }, { fleet: true }, { fleet: { other: 1 } }, { other: 1 }, true])('rejects cache %j with INVALID_CONFIG', (cache) => {
     const error: unknown = (() => {
       try {
         new HttpTransportPool({ endpoints: [endpoint('a')], cache: cache as never });
