@@ -20,7 +20,8 @@ import { formatNs, micro, table } from './util.js';
 const hex = (n: number) => `0x${n.toString(16)}`;
 const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 const FINALIZED = 100_000;
-const receipt = (n: number) => ({ blockNumber: hex(n), blockHash: hash(n), status: '0x1', gasUsed: '0x5208', logs: [{ address: hash(1).slice(0, 42), topics: [hash(2)], data: '0x', logIndex: '0x0' }] });
+const log = (n: number) => ({ address: hash(1).slice(0, 42), topics: [hash(2)], data: '0x', blockNumber: hex(n), blockHash: hash(n), transactionHash: hash(n + 1), transactionIndex: '0x0', logIndex: '0x0', removed: false });
+const receipt = (n: number) => ({ blockNumber: hex(n), blockHash: hash(n), transactionHash: hash(n + 1), status: '0x1', gasUsed: '0x5208', logs: [log(n)] });
 
 /** An in-memory EVM node: finalized head 100 000, the tip 64 above, a receipt per block. */
 function memoryNode(): HttpExecutor & { requests: number } {

@@ -39,6 +39,7 @@ export function judgeAnswer(rule: RequestRule, result: unknown, finalizedHead: n
     case 'immutable':
       return FINALIZED;
     case 'realtime':
+    case 'finality':
       return REALTIME;
     case 'unfinalized':
       return UNFINALIZED;

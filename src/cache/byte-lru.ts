@@ -4,6 +4,7 @@
  * text, never the caller's object: every hit parses a fresh copy the caller may mutate.
  * Map insertion order is the recency order (a hit moves its entry to the end).
  */
+import type { CacheTally } from './cache-tally.js';
 import type { ReadClass } from './read-rules.js';
 
 export interface CacheEntry {
@@ -13,16 +14,13 @@ export interface CacheEntry {
   /** The block an unfinalized entry depends on (a reorg above the finalized head drops it). */
   readonly number: number | undefined;
   readonly expiresAtMs: number;
+  /** Its method's and class's counts (a hit or an eviction counts there). */
+  readonly tally: CacheTally;
 }
 
 export interface LruLimits {
   readonly maxBytes: number;
   readonly maxEntries: number;
-}
-
-/** What a write or a drop evicted: for the counters. */
-export interface Evicted {
-  readonly count: number;
 }
 
 export class ByteLru {
@@ -49,6 +47,11 @@ export class ByteLru {
     return this.#entries.size;
   }
 
+  /** Whether an entry is held under `key` (live or not), without touching its recency. */
+  has(key: string): boolean {
+    return this.#entries.has(key);
+  }
+
   /** The live entry under `key` (an expired one is dropped), made the most recent. */
   get(key: string, nowMs: number): CacheEntry | undefined {
     const entry = this.#entries.get(key);
@@ -73,7 +76,9 @@ export class ByteLru {
     while (this.#bytes > this.#limits.maxBytes || this.#entries.size > this.#limits.maxEntries) {
       const oldest = this.#entries.keys().next();
       if (oldest.done === true) break;
-      this.#delete(oldest.value, this.#entries.get(oldest.value)!);
+      const entry = this.#entries.get(oldest.value)!;
+      this.#delete(oldest.value, entry);
+      entry.tally.evictions++;
       evicted++;
     }
     return evicted;
@@ -86,6 +91,7 @@ export class ByteLru {
       const entry = this.#entries.get(key)!;
       if (entry.number! < number) continue;
       this.#delete(key, entry);
+      entry.tally.reorgEvictions++;
       dropped++;
     }
     return dropped;

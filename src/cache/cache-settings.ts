@@ -26,6 +26,12 @@ export interface CacheSettings {
    * endpoint). @default 'none'
    */
   readonly verify?: 'none' | 'two-operators';
+  /**
+   * With the pool's `fleet`: finalized answers are shared through the fleet's store for `ttl`
+   * ms, and a read another process is already fetching is waited for (at most half the call's
+   * budget). `false`: this pool's cache stays local. @default { ttl: 3600000 }
+   */
+  readonly fleet?: { readonly ttl?: number } | false;
 }
 
 export interface ResolvedCacheSettings {
@@ -35,11 +41,14 @@ export interface ResolvedCacheSettings {
   readonly unfinalizedTtlMs: number;
   readonly realtimeTtlMs: number;
   readonly verify: 'none' | 'two-operators';
+  /** How long a finalized answer shared through a fleet lives in its store, in ms; 0: not shared. */
+  readonly fleetTtlMs: number;
 }
 
 export const DEFAULT_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 export const DEFAULT_CACHE_MAX_ENTRIES = 100_000;
 export const DEFAULT_CACHE_MAX_ENTRY_BYTES = 1024 * 1024;
+export const DEFAULT_CACHE_FLEET_TTL_MS = 3_600_000;
 
 /** Undefined with `cache: false`: the stage is then absent from the path. */
 export function resolveCacheSettings(cache: CacheSettings | false | undefined): ResolvedCacheSettings | undefined {
@@ -52,5 +61,6 @@ export function resolveCacheSettings(cache: CacheSettings | false | undefined): 
     unfinalizedTtlMs: settings.ttl?.unfinalized ?? 0,
     realtimeTtlMs: settings.ttl?.realtime ?? 0,
     verify: settings.verify ?? 'none',
+    fleetTtlMs: settings.fleet === false ? 0 : (settings.fleet?.ttl ?? DEFAULT_CACHE_FLEET_TTL_MS),
   };
 }

@@ -1,3 +1,5 @@
+import type { CacheTally } from './cache-tally.js';
+
 /** The read cache's state and counters since the pool started (README "Read cache"). */
 export interface CacheSnapshot {
   readonly entries: number;
@@ -13,4 +15,8 @@ export interface CacheSnapshot {
   readonly reorgEvictions: number;
   /** Finalized answers not kept because another operator's endpoint answered otherwise (`verify: 'two-operators'`). */
   readonly verifyMismatches: number;
+  /** Misses answered from the fleet's shared cache (another process kept the answer): no node asked. */
+  readonly sharedHits: number;
+  /** The same counts per method and class (a miss under the class its read was asked as). */
+  readonly methods: readonly Readonly<CacheTally>[];
 }

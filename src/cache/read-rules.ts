@@ -19,13 +19,16 @@ export type RequestRule =
   /** An EVM read at block `number`: finalized when the answerer's finalized head is ≥ it. */
   | { readonly rule: 'at-block'; readonly number: number }
   /** A transaction or receipt by hash: judged from the answer's `blockNumber`. */
-  | { readonly rule: 'answer-block' };
+  | { readonly rule: 'answer-block' }
+  /** `eth_getBlockByNumber('finalized')`: realtime, and the answer is where the answering endpoint's finality stands. */
+  | { readonly rule: 'finality' };
 
 const NEVER: RequestRule = Object.freeze({ rule: 'never' });
 const REALTIME: RequestRule = Object.freeze({ rule: 'realtime' });
 const IMMUTABLE: RequestRule = Object.freeze({ rule: 'immutable' });
 const UNFINALIZED: RequestRule = Object.freeze({ rule: 'unfinalized' });
 const ANSWER_BLOCK: RequestRule = Object.freeze({ rule: 'answer-block' });
+const FINALITY: RequestRule = Object.freeze({ rule: 'finality' });
 
 type Rule = (params: readonly unknown[]) => RequestRule;
 const always =
@@ -59,6 +62,8 @@ const stateAt =
     blockRef(params[at] ?? 'latest', NEVER);
 /** A block read by number (param 0): at a tag it is realtime (a short TTL when asked). */
 const blockByNumber: Rule = (params) => blockRef(params[0], REALTIME);
+/** A block by number; at `finalized`, the caller's own read tells the cache where finality stands. */
+const blockOrFinality: Rule = (params) => (params[0] === 'finalized' ? FINALITY : blockRef(params[0], REALTIME));
 const byHash: Rule = (params) => (isHash(params[0]) ? IMMUTABLE : NEVER);
 
 function logsRule(params: readonly unknown[]): RequestRule {
@@ -99,7 +104,7 @@ export const READ_RULES: ReadonlyMap<string, Rule> = new Map<string, Rule>([
   // ——— EVM ———
   ['eth_chainId', always(IMMUTABLE)],
   ['net_version', always(IMMUTABLE)],
-  ['eth_getBlockByNumber', blockByNumber],
+  ['eth_getBlockByNumber', blockOrFinality],
   ['eth_getBlockReceipts', blockByNumber],
   ['eth_getBlockTransactionCountByNumber', blockByNumber],
   ['eth_getTransactionByBlockNumberAndIndex', blockByNumber],

@@ -187,9 +187,10 @@ export const poolConfigSchema = z.strictObject({
           maxEntryBytes: z.optional(positiveInt()),
           ttl: z.optional(z.strictObject({ unfinalized: z.optional(nonNegative()), realtime: z.optional(nonNegative()) })),
           verify: z.optional(z.enum(['none', 'two-operators'], { error: "must be 'none' or 'two-operators'" })),
+          fleet: z.optional(z.union([z.literal(false), z.strictObject({ ttl: z.optional(positiveInt()) })], { error: 'must be false or { ttl? }' })),
         }),
       ],
-      { error: 'must be false or { maxBytes?, maxEntries?, maxEntryBytes?, ttl?, verify? }' },
+      { error: 'must be false or { maxBytes?, maxEntries?, maxEntryBytes?, ttl?, verify?, fleet? }' },
     ),
   ),
   batch: z.optional(

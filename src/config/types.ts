@@ -204,7 +204,8 @@ export interface HttpTransportPoolOptions {
    * blocks, receipts and logs at or below the answering endpoint's finalized head, Solana
    * `getBlock`/`getTransaction` at `finalized` — are served from memory, bounded by
    * `maxBytes` (LRU). Unfinalized and realtime answers only with their TTL set. `false`
-   * removes the stage. @default { maxBytes: 33554432, maxEntries: 100000, maxEntryBytes: 1048576, ttl: { unfinalized: 0, realtime: 0 }, verify: 'none' }
+   * removes the stage. With `fleet`, finalized answers are shared through its store (`fleet: false` keeps them local).
+   * @default { maxBytes: 33554432, maxEntries: 100000, maxEntryBytes: 1048576, ttl: { unfinalized: 0, realtime: 0 }, verify: 'none', fleet: { ttl: 3600000 } }
    */
   readonly cache?: CacheSettings | false;
   /**

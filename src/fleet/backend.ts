@@ -1,10 +1,11 @@
 /**
- * The store behind a fleet, reduced to the five operations the coordinator needs. Redis
+ * The store behind a fleet, reduced to the operations the coordinator and the shared read
+ * cache need. Redis
  * implements them with short Lua scripts (`redis-backend.ts`); tests use an in-memory one
  * (`memory-backend.ts`) on a fake clock. Every operation may reject or hang: the
  * coordinator bounds each with a timeout and falls back to the local share.
  */
-import type { FleetFact } from './types.js';
+import type { FleetFact, StoredRead } from './types.js';
 
 /** What a take from the shared bucket granted. */
 export interface FleetGrant {
@@ -39,6 +40,12 @@ export interface FleetBackend {
   poll(cursor: string): Promise<{ readonly cursor: string; readonly facts: readonly ReceivedFact[] }>;
   /** The stored facts still holding for these keys. */
   recall(keys: readonly { readonly topic: string; readonly key: string }[]): Promise<readonly FleetFact[]>;
+  /** A shared read's text, or who fetches it (`read-lua.ts`); `claimMs`: how long a claim taken now holds (0: only look). */
+  readOrClaim(key: string, memberId: string, claimMs: number): Promise<StoredRead>;
+  /** Stores a final read's text for `ttlMs` and frees this member's claim on it. */
+  publishRead(key: string, memberId: string, text: string, ttlMs: number): Promise<void>;
+  /** Frees this member's claim without a text: for `passMs`, readers ask their nodes at once. */
+  releaseRead(key: string, memberId: string, passMs: number): Promise<void>;
   /** Removes this member's heartbeat. */
   leave(memberId: string): Promise<void>;
 }

@@ -12,8 +12,9 @@ import { runBounded } from './bounded-command.js';
 import { LeasedBucket } from './lease-bucket.js';
 import { MemberCount } from './member-count.js';
 import { notReadyVerdict } from './start-up.js';
+import { fleetReads } from './shared-reads.js';
 import { StoreJudge, type FleetFailure } from './store-judge.js';
-import type { FleetFact, FleetJoinOptions, FleetMembership, FleetMode, FleetPoolWiring, FleetStatus, PoolFleet } from './types.js';
+import type { FleetFact, FleetJoinOptions, FleetMembership, FleetMode, FleetPoolWiring, FleetReads, FleetStatus, PoolFleet } from './types.js';
 import { wireFleet } from '../parts/fleet-wiring.js';
 
 export interface FleetCoordinatorSettings {
@@ -51,6 +52,7 @@ export class FleetCoordinator implements PoolFleet {
   #reason = 'started';
   readonly #members: MemberCount;
   readonly #judge = new StoreJudge();
+  readonly #reads: FleetReads;
   #cursor = '';
   #pollTimer: TimerHandle | undefined;
   #heartbeatTimer: TimerHandle | undefined;
@@ -63,6 +65,7 @@ export class FleetCoordinator implements PoolFleet {
     this.#settings = settings;
     this.#members = new MemberCount(settings.expectedMembers, settings.heartbeatMs);
     this.#startingUntilMs = settings.clock.now() + (settings.readyTimeoutMs ?? 0);
+    this.#reads = fleetReads(backend, settings.memberId, (command) => (this.#mode === 'shared' ? this.#command(command, true) : Promise.resolve(undefined)));
   }
 
   get memberId(): string {
@@ -110,6 +113,7 @@ export class FleetCoordinator implements PoolFleet {
         this.#share(fact);
       },
       status: () => this.status(),
+      reads: this.#reads,
       leave: () => this.#leave(joined),
     };
   }

@@ -13,7 +13,9 @@ export type {
   FleetMembership,
   FleetMode,
   FleetPoolWiring,
+  FleetReads,
   FleetStatus,
   FleetTopic,
   PoolFleet,
+  StoredRead,
 } from './types.js';

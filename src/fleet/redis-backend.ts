@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import type { FleetBackend, FleetGrant, ReceivedFact } from './backend.js';
 import { HEARTBEAT_SCRIPT, POLL_SCRIPT, RECALL_SCRIPT, SHARE_SCRIPT, TAKE_SCRIPT } from './lua.js';
-import type { FleetFact, FleetTopic } from './types.js';
+import { PUBLISH_READ_SCRIPT, READ_OR_CLAIM_SCRIPT, RELEASE_READ_SCRIPT } from './read-lua.js';
+import type { FleetFact, FleetTopic, StoredRead } from './types.js';
 
 /** The part of an ioredis client (`Redis` or `Cluster`) the fleet uses. */
 export interface FleetRedisClient {
@@ -35,12 +36,18 @@ const SCRIPTS = {
   share: script(SHARE_SCRIPT),
   poll: script(POLL_SCRIPT),
   recall: script(RECALL_SCRIPT),
+  readOrClaim: script(READ_OR_CLAIM_SCRIPT),
+  publishRead: script(PUBLISH_READ_SCRIPT),
+  releaseRead: script(RELEASE_READ_SCRIPT),
 };
+const READ_STATES: ReadonlySet<string> = new Set(['claimed', 'busy', 'pass']);
 
 export function createRedisBackend(client: FleetRedisClient, namespace: string): FleetBackend {
   const prefix = `sturdy-rpc:{${namespace}}:`;
   const bucketKey = (key: string) => `${prefix}bucket:${key}`;
   const factKey = (topic: string, key: string) => `${prefix}fact:${topic}:${key}`;
+  const readKey = (key: string) => `${prefix}read:${key}`;
+  const claimKey = (key: string) => `${prefix}claim:${key}`;
   const membersKey = `${prefix}members`;
   const logKey = `${prefix}log`;
 
@@ -90,6 +97,18 @@ export function createRedisBackend(client: FleetRedisClient, namespace: string):
         if (fact !== undefined) facts.push({ ...fact, ttlMs: Number(ttlMs) });
       }
       return facts;
+    },
+    async readOrClaim(key, memberId, claimMs): Promise<StoredRead> {
+      const [state, text] = (await run(SCRIPTS.readOrClaim, [readKey(key), claimKey(key)], [memberId, claimMs > 0 ? Math.max(1, Math.ceil(claimMs)) : 0])) as [string, string?];
+      if (state === 'value' && typeof text === 'string') return { text };
+      // Anything else (another version's reply): ask a node.
+      return { state: READ_STATES.has(state) ? (state as 'claimed' | 'busy' | 'pass') : 'pass' };
+    },
+    async publishRead(key, memberId, text, ttlMs) {
+      await run(SCRIPTS.publishRead, [readKey(key), claimKey(key)], [text, Math.max(1, Math.ceil(ttlMs)), memberId]);
+    },
+    async releaseRead(key, memberId, passMs) {
+      await run(SCRIPTS.releaseRead, [claimKey(key)], [memberId, Math.max(1, Math.ceil(passMs))]);
     },
     async leave(memberId) {
       // ZREM through a script too: one code path, and nothing else of the client is needed.

@@ -69,6 +69,24 @@ export interface FleetJoinOptions {
   onStatus(status: FleetStatus): void;
 }
 
+/** What the store holds for a shared read: its text, or whether this member now fetches it (`claimed`), another does (`busy`), or it was just fetched and not kept (`pass`). */
+export type StoredRead = { readonly text: string } | { readonly state: 'claimed' | 'busy' | 'pass' };
+
+/**
+ * The read cache's side of a fleet: final answers shared through the store, and a claim per
+ * read so one member asks a node while the others wait for its answer. Keys are hashes made
+ * by the pool. Bounded like every store command: `undefined` at once while the fleet is
+ * local, or when the store errs or does not answer within `commandTimeoutMs`.
+ */
+export interface FleetReads {
+  /** The stored text, or a claim held for `claimMs` (0: only look: `pass` when there is no text). */
+  readOrClaim(key: string, claimMs: number): Promise<StoredRead | undefined>;
+  /** Stores a final answer's text for `ttlMs` and frees this member's claim (best effort, never awaited by a call). */
+  publish(key: string, text: string, ttlMs: number): void;
+  /** Frees this member's claim: the answer was not final (best effort). */
+  release(key: string): void;
+}
+
 /** One pool's membership in a fleet. */
 export interface FleetMembership {
   /** The admission bucket of a role: leased from the shared bucket, or the local share. */
@@ -76,6 +94,8 @@ export interface FleetMembership {
   /** Tells the other processes (best effort, never awaited by a call). */
   share(fact: FleetFact): void;
   status(): FleetStatus;
+  /** The shared read cache; a fleet without one leaves each pool's cache local. */
+  readonly reads?: FleetReads;
   /** Stops this pool's part of the background work (the pool calls it on close). */
   leave(): void;
 }

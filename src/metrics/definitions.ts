@@ -15,6 +15,7 @@ import type { PoolEventMap, PoolEventName } from '../api/events.js';
 import type { PoolSnapshot } from '../pool/snapshot.js';
 import { DISPATCH_STATES, FAILURE_CAUSES } from '../retry/causes.js';
 import { TRANSPORT_ERROR_CODES } from '../errors/codes.js';
+import { READ_RULES } from '../cache/read-rules.js';
 
 /** The configuration's part of the label value sets. */
 export interface MetricTopology {
@@ -38,7 +39,9 @@ export const LABEL_VALUES = {
   health: (): readonly string[] => ['fresh', 'lagging', 'out-of-rotation', 'unknown'],
   lag_state: (): readonly string[] => ['lagging', 'fresh'],
   probe_outcome: (): readonly string[] => ['ok', 'failed', 'skipped'],
-  cache_outcome: (): readonly string[] => ['hit', 'miss', 'eviction', 'reorg-eviction', 'verify-mismatch'],
+  cache_outcome: (): readonly string[] => ['hit', 'miss', 'shared-hit', 'store', 'eviction', 'reorg-eviction', 'verify-mismatch'],
+  /** The methods of the read cache's table (no other method is ever counted). */
+  cache_method: (): readonly string[] => [...READ_RULES.keys()],
   cache_class: (): readonly string[] => ['finalized', 'unfinalized', 'realtime'],
   consensus_outcome: (): readonly string[] => ['call', 'agreed', 'disagreed', 'failed', 'tie-break', 'strike'],
 } as const;
@@ -145,6 +148,7 @@ export const SNAPSHOT_GAUGES: readonly SnapshotGauge[] = [
       if (cache === undefined) return;
       set(cache.hits, 'hit');
       set(cache.misses, 'miss');
+      set(cache.sharedHits, 'shared-hit');
       set(cache.evictions, 'eviction');
       set(cache.reorgEvictions, 'reorg-eviction');
       set(cache.verifyMismatches, 'verify-mismatch');
@@ -155,6 +159,19 @@ export const SNAPSHOT_GAUGES: readonly SnapshotGauge[] = [
     help: 'Answers the read cache kept since the pool started, by class.',
     labels: ['cache_class'],
     collect: ({ cache }, set) => cache && Object.entries(cache.stored).forEach(([readClass, count]) => set(count, readClass)),
+  },
+  {
+    name: 'read_cache_method_reads',
+    help: 'Read cache hits, misses, kept answers, evictions and reorg evictions since the pool started, per method and class (a miss under the class its read was asked as).',
+    labels: ['cache_method', 'cache_class', 'cache_outcome'],
+    collect: ({ cache }, set) =>
+      cache?.methods.forEach((t) => {
+        set(t.hits, t.method, t.class, 'hit');
+        set(t.misses, t.method, t.class, 'miss');
+        set(t.stored, t.method, t.class, 'store');
+        set(t.evictions, t.method, t.class, 'eviction');
+        set(t.reorgEvictions, t.method, t.class, 'reorg-eviction');
+      }),
   },
   {
     name: 'read_cache_bytes',

@@ -1,8 +1,9 @@
 /**
  * Connects one pool to a fleet (`fleet` option): role buckets become leased buckets, and
  * rate-limit cooldowns, reputation benches, breaker opens, chain verdicts and head
- * observations are told to, and adopted from, the other processes. Every key handed to the fleet is a SHA-256 of the
- * endpoint's identity (URL, host), so no URL, host or key ever reaches Redis. Concurrency
+ * observations are told to, and adopted from, the other processes; finalized reads are shared
+ * (`shared-read-cache.ts`). Every key handed to the fleet is a SHA-256 of the endpoint's
+ * identity (URL, host) or of the chain and the request, so no URL, host or key ever reaches Redis. Concurrency
  * permits are not shared: sockets are per process.
  */
 import { sha256 } from '@noble/hashes/sha2';
@@ -21,6 +22,9 @@ import type { ChainGuard } from './chain-guard.js';
 import type { HeadSink } from './endpoint-health.js';
 import type { PoolEvents } from '../api/events.js';
 import type { HealthFleetHooks, PoolHealth } from './pool-health.js';
+import type { ReadCache } from './read-cache.js';
+import { sharedReadCacheMiss, type SharedReadCacheParts } from './shared-read-cache.js';
+import type { CacheMiss } from '../pipeline/cache.js';
 
 /** How long a chain verdict is remembered by the fleet: an endpoint's URL may be re-pointed at another node. */
 export const CHAIN_VERDICT_TTL_MS = 600_000;
@@ -81,6 +85,7 @@ export class FleetWiring implements FleetPoolWiring {
   readonly #indicesOfHeadKey = new Map<string, number[]>();
   /** End of the cooldown last told per role key: a burst of 429s (64 calls in flight) is told once, not 64 times. */
   readonly #toldCooldownUntil = new Map<string, number>();
+  #closed = false;
 
   constructor(fleet: PoolFleet, clock: Clock) {
     this.#fleet = fleet;
@@ -191,7 +196,19 @@ export class FleetWiring implements FleetPoolWiring {
     }
   }
 
+  /** A read cache miss that asks the fleet's store first; undefined when the fleet shares no reads, or with `cache.fleet: false`. */
+  readCacheMiss(cache: ReadCache, timeoutMsOf: SharedReadCacheParts['timeoutMsOf']): CacheMiss | undefined {
+    const reads = this.#membership?.reads;
+    const context = this.#context;
+    if (reads === undefined || context === undefined || !(cache.settings.fleetTtlMs > 0)) return undefined;
+    // Reads are shared per chain: the expected chain when set, else the pool's endpoints (the same configuration in every process).
+    const chain = context.expectedChain !== '' ? context.expectedChain : context.endpoints.map((e) => normalizedUrl(e.url)).sort().join('\n');
+    const storeKeyOf = (key: string) => keyOf('read', chain, key);
+    return sharedReadCacheMiss({ cache, reads, clock: this.#clock, ttlMs: cache.settings.fleetTtlMs, storeKeyOf, timeoutMsOf, closed: () => this.#closed });
+  }
+
   close(): void {
+    this.#closed = true;
     this.#membership?.leave();
   }
 

@@ -1,15 +1,17 @@
 /**
  * The read cache's state (README "Read cache"): the byte-bounded store, each endpoint's
- * finalized head as it said when asked with the `finalized` tag, the block hashes seen by
+ * finalized head (`cache-finality.ts`), the block hashes seen by
  * number (a different hash at a number is a reorg), and the counters. The stage
  * (`pipeline/cache.ts`) looks up and hands answers here; what is kept is decided by the pure
  * rules in `cache/`.
  */
 import type { PoolEvents } from '../api/events.js';
 import { blockIdentityOf, judgeAnswer } from '../cache/answer-class.js';
+import { CacheFinality } from './cache-finality.js';
 import { ByteLru } from '../cache/byte-lru.js';
+import { CacheTallies, type KeptClass } from '../cache/cache-tally.js';
 import type { ResolvedCacheSettings } from '../cache/cache-settings.js';
-import type { ReadClass, RequestRule } from '../cache/read-rules.js';
+import type { RequestRule } from '../cache/read-rules.js';
 import type { Clock } from '../clock.js';
 import type { CacheSnapshot } from '../cache/cache-snapshot.js';
 
@@ -33,33 +35,30 @@ export interface ReadCacheContext {
   readonly chainVerified: boolean;
 }
 
-export type CacheCounter = 'hits' | 'misses' | 'stores' | 'evictions' | 'reorgEvictions' | 'verifyMismatches';
+export type CacheCounter = 'hits' | 'misses' | 'stores' | 'evictions' | 'reorgEvictions' | 'verifyMismatches' | 'sharedHits';
 export type CacheCounters = Record<CacheCounter, number>;
+/** A finalized answer's text as kept (a promise while a second operator is asked), or undefined when it was not kept as one. */
+export type KeptFinal = string | undefined | Promise<string | undefined>;
 
-/** At most one finalized-head question per endpoint this often, in ms: finality moves per epoch, not per call. */
-export const FINALITY_REFRESH_MS = 12_000;
 /** Block hashes remembered (the unfinalized window is far shorter). */
 const MAX_HASHES = 4_096;
 /** Most blocks asked below a new tip to link it to a known block (deeper: the TTL bounds what is left). */
 const MAX_WALK = 64;
-const MAX_UNPROVEN = 1_024;
 
 export class ReadCache {
   readonly settings: ResolvedCacheSettings;
-  readonly counters: CacheCounters = { hits: 0, misses: 0, stores: 0, evictions: 0, reorgEvictions: 0, verifyMismatches: 0 };
+  readonly counters: CacheCounters = { hits: 0, misses: 0, stores: 0, evictions: 0, reorgEvictions: 0, verifyMismatches: 0, sharedHits: 0 };
   /** Stores per class (a bounded label set). */
-  readonly storedByClass: Record<Exclude<ReadClass, 'never'>, number> = { finalized: 0, unfinalized: 0, realtime: 0 };
+  readonly storedByClass: Record<KeptClass, number> = { finalized: 0, unfinalized: 0, realtime: 0 };
+  readonly #tallies = new CacheTallies();
   readonly #lru: ByteLru;
   readonly #clock: Clock;
   readonly #events: PoolEvents;
   readonly #host: ReadCacheHost;
-  readonly #finalized = new Map<string, number>();
-  readonly #askedAtMs = new Map<string, number>();
+  readonly #finality: CacheFinality;
   readonly #hashes = new Map<number, string>();
   /** Blocks asked below a tip whose parent was unknown: until they answer, no unfinalized entry is served. */
   #checking = 0;
-  /** Unproven by-number reads seen once (bounded, oldest out). */
-  readonly #unproven = new Set<string>();
 
   readonly #context: ReadCacheContext;
 
@@ -70,6 +69,7 @@ export class ReadCache {
     this.#clock = clock;
     this.#events = events;
     this.#host = host;
+    this.#finality = new CacheFinality(clock, context.probeFinality ? (endpointId) => host.askBlock(endpointId, 'finalized') : undefined);
   }
 
   get bytes(): number {
@@ -81,20 +81,70 @@ export class ReadCache {
   }
 
   snapshot(): CacheSnapshot {
-    const { hits, misses, evictions, reorgEvictions, verifyMismatches } = this.counters;
-    return { entries: this.#lru.size, bytes: this.#lru.bytes, hits, misses, stored: { ...this.storedByClass }, evictions, reorgEvictions, verifyMismatches };
+    const { hits, misses, evictions, reorgEvictions, verifyMismatches, sharedHits } = this.counters;
+    const stored = { ...this.storedByClass };
+    return { entries: this.#lru.size, bytes: this.#lru.bytes, hits, misses, stored, evictions, reorgEvictions, verifyMismatches, sharedHits, methods: this.#tallies.snapshot() };
   }
 
   /** The kept answer's text under `key`, if live. */
-  lookup(key: string): string | undefined {
+  lookup(key: string, method: string, rule: RequestRule): string | undefined {
     const entry = this.#lru.get(key, this.#clock.now());
     // A new tip not yet linked to the blocks the entries depend on: one of them may be gone.
     if (entry === undefined || (this.#checking > 0 && entry.readClass === 'unfinalized')) {
       this.counters.misses++;
+      this.#tallies.of(method, this.#askedAs(rule)).misses++;
       return undefined;
     }
     this.counters.hits++;
+    entry.tally.hits++;
     return entry.text;
+  }
+
+  /**
+   * How a fleet's store may serve this read. `claim`: its answer can be kept for good now —
+   * content by hash, answers judged by their block, by-number reads at or below a finalized
+   * head some endpoint reported. `look`: a by-number read while no finality is known yet
+   * (another process may have proven it). Undefined: above every finalized head known, it
+   * cannot be final: no store round trip.
+   */
+  shareOf(rule: RequestRule): 'claim' | 'look' | undefined {
+    if (rule.rule === 'immutable' || rule.rule === 'answer-block') return 'claim';
+    if (rule.rule !== 'at-block') return undefined;
+    const ceiling = this.#finality.ceiling();
+    return rule.number <= ceiling ? 'claim' : ceiling === -1 ? 'look' : undefined;
+  }
+
+  /**
+   * A final answer another process of the fleet kept (it proved it as this cache would): kept
+   * here too, and the caller's copy returned; undefined when the text is not one (too large,
+   * not JSON, empty).
+   */
+  adopt(key: string, method: string, text: string): { readonly value: unknown } | undefined {
+    const bytes = text.length + key.length;
+    if (bytes > this.settings.maxEntryBytes) return undefined;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    if (value === null || value === undefined) return undefined;
+    // Local callers sharing one look at the store adopt the same text: kept once.
+    if (!this.#lru.has(key)) this.#keep(key, method, text, bytes, 'finalized', undefined, Number.POSITIVE_INFINITY);
+    this.counters.sharedHits++;
+    return { value };
+  }
+
+  #askedAs(rule: RequestRule): KeptClass {
+    return rule.rule === 'realtime' || rule.rule === 'finality' ? 'realtime' : rule.rule === 'unfinalized' || this.shareOf(rule) !== 'claim' ? 'unfinalized' : 'finalized';
+  }
+
+  #keep(key: string, method: string, text: string, bytes: number, readClass: KeptClass, number: number | undefined, ttlMs: number): void {
+    const tally = this.#tallies.of(method, readClass);
+    this.counters.evictions += this.#lru.set(key, { text, bytes, readClass, number, expiresAtMs: this.#clock.now() + ttlMs, tally });
+    this.counters.stores++;
+    this.storedByClass[readClass]++;
+    tally.stored++;
   }
 
   /** Whether a request of this rule can be kept with these settings (else the stage passes it on untouched). */
@@ -107,6 +157,9 @@ export class ReadCache {
         return this.settings.realtimeTtlMs > 0 || (this.settings.unfinalizedTtlMs > 0 && method === 'eth_getBlockByNumber');
       case 'unfinalized':
         return this.settings.unfinalizedTtlMs > 0;
+      case 'finality':
+        // Always watched: the answer proves by-number answers final.
+        return true;
       case 'immutable':
         // The chain id is a fact of one endpoint until the chain guard checked it on all of them.
         return this.#context.chainVerified || (method !== 'eth_chainId' && method !== 'net_version');
@@ -122,70 +175,41 @@ export class ReadCache {
 
   /**
    * Every answer of a read the cache wants, with the endpoint that gave it (undefined: shared
-   * or batched, not kept); `agreed`: a consensus answer, kept as checked.
+   * or batched, not kept); `agreed`: a consensus answer, kept as checked. Returns the text when
+   * it was kept as finalized (what a fleet may share) — later, with `verify: 'two-operators'`,
+   * once the other operator agreed.
    */
-  onAnswer(key: string, method: string, params: readonly unknown[], rule: RequestRule, result: unknown, answeredBy: string | undefined, agreed = false): void {
-    if (answeredBy === undefined) return;
+  onAnswer(key: string, method: string, params: readonly unknown[], rule: RequestRule, result: unknown, answeredBy: string | undefined, agreed = false): KeptFinal {
+    if (answeredBy === undefined) return undefined;
     if (method === 'eth_getBlockByNumber') this.#learnBlock(params, result, answeredBy);
-    const finalizedHead = this.#finalized.get(answeredBy);
-    const judged = judgeAnswer(rule, result, finalizedHead);
-    if (judged.class === 'never') return;
+    const judged = judgeAnswer(rule, result, this.#finality.headOf(answeredBy));
+    if (judged.class === 'never') return undefined;
     // Not yet proven final: ask the endpoint where its finality stands (the next answer may be kept).
-    if (judged.class === 'unfinalized' && judged.number !== undefined && this.#repeated(key)) this.#refreshFinality(answeredBy, judged.number);
+    if (judged.class === 'unfinalized' && judged.number !== undefined) this.#finality.unproven(answeredBy, judged.number);
     const ttlMs = judged.class === 'finalized' ? Number.POSITIVE_INFINITY : judged.class === 'unfinalized' ? this.settings.unfinalizedTtlMs : this.settings.realtimeTtlMs;
-    if (!(ttlMs > 0)) return;
+    if (!(ttlMs > 0)) return undefined;
     const text = JSON.stringify(result);
     const bytes = text.length + key.length;
-    if (bytes > this.settings.maxEntryBytes) return;
-    const store = () => {
-      this.counters.evictions += this.#lru.set(key, { text, bytes, readClass: judged.class, number: judged.number, expiresAtMs: this.#clock.now() + ttlMs });
-      this.counters.stores++;
-      this.storedByClass[judged.class as Exclude<ReadClass, 'never'>]++;
+    if (bytes > this.settings.maxEntryBytes) return undefined;
+    const readClass = judged.class;
+    const store = (): string | undefined => {
+      this.#keep(key, method, text, bytes, readClass, judged.number, ttlMs);
+      return readClass === 'finalized' ? text : undefined;
     };
-    if (judged.class !== 'finalized' || this.settings.verify === 'none' || agreed) return store();
-    const second = this.#host.askOtherOperator(answeredBy, method, params);
-    second?.then(
+    if (readClass !== 'finalized' || this.settings.verify === 'none' || agreed) return store();
+    return this.#host.askOtherOperator(answeredBy, method, params)?.then(
       (other) => {
-        if (JSON.stringify(other) === text) store();
-        else this.counters.verifyMismatches++;
+        if (JSON.stringify(other) === text) return store();
+        this.counters.verifyMismatches++;
+        return undefined;
       },
       () => undefined,
     );
   }
 
-  /**
-   * Whether this unproven read was made before: only a read that repeats is worth proving,
-   * so a pool whose reads never repeat sends nothing of its own.
-   */
-  #repeated(key: string): boolean {
-    if (this.#unproven.has(key)) return true;
-    this.#unproven.add(key);
-    if (this.#unproven.size > MAX_UNPROVEN) this.#unproven.delete(this.#unproven.keys().next().value!);
-    return false;
-  }
-
-  #refreshFinality(endpointId: string, number: number): void {
-    if (!this.#context.probeFinality || (this.#finalized.get(endpointId) ?? -1) >= number) return;
-    const now = this.#clock.now();
-    const askedAt = this.#askedAtMs.get(endpointId);
-    if (askedAt !== undefined && now - askedAt < FINALITY_REFRESH_MS) return;
-    this.#askedAtMs.set(endpointId, now);
-    this.#host.askBlock(endpointId, 'finalized').then(
-      (block) => this.#learnFinalized(endpointId, block),
-      () => undefined,
-    );
-  }
-
-  #learnFinalized(endpointId: string, block: unknown): void {
-    const identity = blockIdentityOf(block);
-    if (identity === undefined) return;
-    // Finality never goes back: an older answer arriving late changes nothing.
-    if (identity.number > (this.#finalized.get(endpointId) ?? -1)) this.#finalized.set(endpointId, identity.number);
-  }
-
   /** A block by number or tag: a `finalized` answer is that endpoint's finality; any block's hash is checked for a reorg. */
   #learnBlock(params: readonly unknown[], result: unknown, answeredBy: string): void {
-    if (params[0] === 'finalized') this.#learnFinalized(answeredBy, result);
+    if (params[0] === 'finalized') this.#finality.learn(answeredBy, result);
     if (this.settings.unfinalizedTtlMs > 0) this.#checkChain(result, answeredBy, 0);
   }
 
@@ -209,7 +233,7 @@ export class ReadCache {
     if (typeof parentHash === 'string') this.#hashes.set(identity.number - 1, parentHash);
     if (this.#hashes.size > MAX_HASHES) this.#hashes.delete(this.#hashes.keys().next().value!);
     const below = identity.number - 1;
-    if (knownParent !== undefined || forkAt !== undefined || walked >= MAX_WALK || below <= this.#finalizedFloor() || !this.#lru.hasReorgable) return;
+    if (knownParent !== undefined || forkAt !== undefined || walked >= MAX_WALK || below <= this.#finality.floor() || !this.#lru.hasReorgable) return;
     this.#checking++;
     this.#host.askBlock(answeredBy, `0x${below.toString(16)}`).then(
       (block) => {
@@ -220,20 +244,13 @@ export class ReadCache {
     );
   }
 
-  /** The lowest finalized head any endpoint reported (-1 when none did): no reorg reaches at or below it. */
-  #finalizedFloor(): number {
-    let floor = Number.POSITIVE_INFINITY;
-    for (const head of this.#finalized.values()) floor = Math.min(floor, head);
-    return floor === Number.POSITIVE_INFINITY ? -1 : floor;
-  }
-
   /**
    * Another hash at `forkAt`: the blocks from there up were replaced — and, as one block
    * cannot tell how deep the fork goes, so may every block above the lowest finalized head
    * any endpoint reported. Every unfinalized entry from there up goes at once.
    */
   #reorg(forkAt: number): void {
-    const from = Math.min(forkAt, this.#finalizedFloor() + 1);
+    const from = Math.min(forkAt, this.#finality.floor() + 1);
     for (const number of [...this.#hashes.keys()]) if (number >= from) this.#hashes.delete(number);
     const dropped = this.#lru.dropFrom(from);
     this.counters.reorgEvictions += dropped;

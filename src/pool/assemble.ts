@@ -59,6 +59,7 @@ import { reconcileSettingsOf } from '../pipeline/reconcile.js';
 import { PoolAdmission } from './admit.js';
 import { assembleRequestPath, type RequestPath } from './request-path.js';
 import type { RequestOptions } from '../api/request-options.js';
+import type { CallContext } from '../pipeline/call-context.js';
 import { attachLogger } from '../logging/pool-logger.js';
 
 /** Everything a pool is made of; the facade (`HttpTransportPool`) delegates to it. */
@@ -260,13 +261,13 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
             return other === undefined ? undefined : path.request(method, params, { endpoint: other.id });
           },
         });
+  const callTimeoutMs = (call: CallContext, callOptions: RequestOptions) => callTimeoutMsOf(groups.get(call.kind), callOptions);
   const path = assembleRequestPath(host, {
     coalesce: options.coalesce ?? true,
     cache,
-    consensus: consensusParts({ roles, clock, isExcluded: (role, nowMs) => endpointHealth.isExcluded(role, nowMs), permits: permitHost }, endpointHealth.settings.allowance, consensus, (call, callOptions) =>
-      callTimeoutMsOf(groups.get(call.kind), callOptions),
-    ),
-    timeoutMsOf: (call, callOptions) => callTimeoutMsOf(groups.get(call.kind), callOptions),
+    consensus: consensusParts({ roles, clock, isExcluded: (role, nowMs) => endpointHealth.isExcluded(role, nowMs), permits: permitHost }, endpointHealth.settings.allowance, consensus, callTimeoutMs),
+    cacheMiss: cache && fleet?.readCacheMiss(cache, callTimeoutMs),
+    timeoutMsOf: callTimeoutMs,
     microBatch: options.batch === undefined || options.batch === false ? undefined : options.batch,
     batch: (calls, batchOptions) => runBatch(host, sizes, calls, batchOptions),
     reconcile: reconcileSettingsOf(options.reconcileSends),

@@ -9,7 +9,7 @@ import type { BatchCall, BatchItemResult, BatchOptions, MicroBatchSettings } fro
 import type { TransportError } from '../errors/transport-error.js';
 import type { CallContext } from '../pipeline/call-context.js';
 import { CallObservers, type CallLabeler, type CallObserver } from '../pipeline/call-observer.js';
-import { cacheStage } from '../pipeline/cache.js';
+import { askBelow, cacheStage, type CacheMiss } from '../pipeline/cache.js';
 import { coalesceStage, type CoalesceParts } from '../pipeline/coalesce.js';
 import { consensusStage, type ConsensusParts } from '../pipeline/consensus.js';
 import type { ReadCache } from '../parts/read-cache.js';
@@ -29,6 +29,8 @@ export interface RequestPathSettings {
   readonly cache: ReadCache | undefined;
   /** What consensus reads need; their chain (cache → consensus → loop) is taken only by them. */
   readonly consensus: ConsensusParts;
+  /** What a cache miss does when not just asking the rest of the path (a fleet's shared cache). */
+  readonly cacheMiss: CacheMiss | undefined;
   /** A call's time budget when it does not set `timeoutMs` (a coalesced joiner keeps its own deadline). */
   readonly timeoutMsOf: CoalesceParts['timeoutMsOf'];
   readonly microBatch: MicroBatchSettings | undefined;
@@ -82,11 +84,11 @@ export function assembleRequestPath(host: PipelineHost, settings: RequestPathSet
     reconcile: settings.reconcile === undefined ? undefined : { settings: settings.reconcile, read: (method, params, options) => plain(method, params, options) },
   });
   const coalesce = settings.coalesce ? coalesceStage({ clock: host.clock, timeoutMsOf: settings.timeoutMsOf, closedError: host.closedError }) : undefined;
-  const calls: CallHandler = compose([settings.cache === undefined ? undefined : cacheStage(settings.cache), coalesce, microBatch?.stage], loop);
+  const calls: CallHandler = compose([settings.cache === undefined ? undefined : cacheStage(settings.cache, settings.cacheMiss), coalesce, microBatch?.stage], loop);
   // Consensus reads take chains of their own, one per `operators` (identical consensus reads
   // share one consensus, never one of fewer operators): each operator's turn is its own request
   // (never coalesced nor batched, so every answer has its endpoint); everyone else's chain lacks them.
-  const consensusChain = (): CallHandler => compose([settings.cache === undefined ? undefined : cacheStage(settings.cache, true), coalesce, consensusStage(host, settings.consensus)], loop);
+  const consensusChain = (): CallHandler => compose([settings.cache === undefined ? undefined : cacheStage(settings.cache, askBelow(settings.cache, true), true), coalesce, consensusStage(host, settings.consensus)], loop);
   const agreedBy = { 2: consensusChain(), 3: consensusChain() } as const;
   const agreed: CallHandler = (call, options) => agreedBy[call.consensus!.operators](call, options);
   const plain: RequestHandler = callEntry(host, calls, agreed);

@@ -86,6 +86,15 @@ describe('read cache', () => {
     expect([count(t, 'eth_getBlockByNumber', '"0x10"'), count(t, 'eth_getBlockByNumber', 'finalized')]).toEqual([5, 2]);
   });
 
+  it("learns finality from the caller's own finalized block read, by default: by-number reads at or below it are kept at once", async () => {
+    const t = createTestPool([endpoint('a')]);
+    t.executor.script('a', evmNode(() => 20));
+    await t.pool.request('eth_getBlockByNumber', ['finalized', false]);
+    for (let i = 0; i < 3; i++) await expect(t.pool.request('eth_getBlockReceipts', ['0x10'])).resolves.toEqual([{ blockNumber: '0x10', blockHash: hash(16), status: '0x1' }]);
+    for (let i = 0; i < 2; i++) await t.pool.request('eth_getBlockReceipts', ['0x15']); // above it: asked each time
+    expect([count(t, 'eth_getBlockReceipts', '"0x10"'), count(t, 'eth_getBlockReceipts', '"0x15"'), count(t, 'eth_getBlockByNumber')]).toEqual([1, 2, 1]);
+  });
+
   it('keeps a Solana getBlock at confirmed for the unfinalized TTL only, and one at finalized for good', async () => {
     const t = createTestPool([endpoint('a')], { cache: { ttl: { unfinalized: 2_000 } } });
     t.executor.script('a', node({ getBlock: ([slot]) => ({ blockHeight: slot }) }));
@@ -151,7 +160,7 @@ describe('read cache', () => {
     expect(count(t, 'getBlock')).toBe(2);
   });
 
-  it.each([{ maxBytes: 0 }, { maxEntries: 1.5 }, { ttl: { realtime: -1 } }, { verify: 'three' }, { other: 1 }, true])('rejects cache %j with INVALID_CONFIG', (cache) => {
+  it.each([{ maxBytes: 0 }, { maxEntries: 1.5 }, { ttl: { realtime: -1 } }, { verify: 'three' }, { fleet: { ttl: 0 } }, { fleet: true }, { fleet: { other: 1 } }, { other: 1 }, true])('rejects cache %j with INVALID_CONFIG', (cache) => {
     const error: unknown = (() => {
       try {
         new HttpTransportPool({ endpoints: [endpoint('a')], cache: cache as never });

@@ -20,7 +20,7 @@ const ROWS: readonly (readonly [string, readonly unknown[], RequestRule])[] = [
   ['eth_getBlockByNumber', ['0x10', false], at(16)],
   ['eth_getBlockByNumber', ['earliest', false], at(0)],
   ['eth_getBlockByNumber', ['latest', false], realtime],
-  ['eth_getBlockByNumber', ['finalized', false], realtime],
+  ['eth_getBlockByNumber', ['finalized', false], { rule: 'finality' }],
   ['eth_getBlockByNumber', ['safe', false], realtime],
   ['eth_getBlockByNumber', ['pending', false], never],
   ['eth_getBlockReceipts', ['0x20'], at(32)],

@@ -1,4 +1,4 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -6,6 +6,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { describeWithBinary } from '../helpers/system-binary.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { until } from '../helpers/until.js';
+import { forkWorker, killWorkers } from '../helpers/worker-processes.js';
 import type { WorkerCommand, WorkerMessage } from './fleet-worker.js';
 
 /**
@@ -65,16 +67,16 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'fleet mod
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     for (let i = 0; i < WORKERS; i++) {
-      const child = fork(WORKER_FILE, [redis.url, 'fleet-processes', String(i)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+      const child = forkWorker(WORKER_FILE, [redis.url, 'fleet-processes', String(i)]);
       const entry = { child, messages: [] as (WorkerMessage & { atMs: number })[] };
       child.on('message', (message: WorkerMessage) => entry.messages.push({ ...message, atMs: performance.now() }));
       workers.push(entry);
     }
-    await waitFor(() => workers.every((w) => w.messages.some((m) => m.type === 'ready')), 20_000, 'workers ready');
+    await until(() => workers.every((w) => w.messages.some((m) => m.type === 'ready')), 20_000, 'workers ready');
   }, 40_000);
 
   afterAll(async () => {
-    for (const { child } of workers) if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGKILL');
+    killWorkers(workers.map((w) => w.child));
     await new Promise<void>((resolve) => server?.close(() => resolve()));
     server?.closeAllConnections();
     await redis?.stop();
@@ -96,7 +98,7 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'fleet mod
     const before = workers.map((w) => w.messages.length);
     running = false;
     command({ type: 'stop' });
-    await waitFor(() => workers.every((w, i) => w.messages.slice(before[i]).some((m) => m.type === 'stopped')), 15_000, 'workers stopped');
+    await until(() => workers.every((w, i) => w.messages.slice(before[i]).some((m) => m.type === 'stopped')), 15_000, 'workers stopped');
     return workers.map((w, i) => w.messages.slice(before[i]).find((m) => m.type === 'stopped') as { ok: number; failures: readonly string[] });
   }
 
@@ -123,7 +125,7 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'fleet mod
 
     // 2. One 429 with Retry-After: 2 to worker 0: all four stop sending to the role for 2 s.
     limitNext = 0;
-    await waitFor(() => limitedAtMs !== undefined, 3_000, 'the 429 answered');
+    await until(() => limitedAtMs !== undefined, 3_000, 'the 429 answered');
     const limitedAt = limitedAtMs!;
     await sleep(2_600);
     // Requests already on their way may land within ~100 ms (the poll interval and loopback); then silence until 2 s.
@@ -143,7 +145,7 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'fleet mod
 
     // 4. It comes back (empty, on the same port): shared mode resumes without a restart of the workers.
     await redis.restart();
-    await waitFor(() => workers.every((w) => w.messages.some((m) => m.type === 'fleet' && m.mode === 'shared' && m.atMs > restartedAt)), 8_000, 'shared mode again');
+    await until(() => workers.every((w) => w.messages.some((m) => m.type === 'fleet' && m.mode === 'shared' && m.atMs > restartedAt)), 8_000, 'shared mode again');
     const sharedAgain = performance.now();
     await sleep(2_000);
     expect(peak(killedAt, performance.now())).toBeLessThanOrEqual(RPS + WORKERS * LEASE);
@@ -171,7 +173,7 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'fleet mod
     ];
     const start = performance.now();
     command({ type: 'run', endpoints, concurrency: 2, pauseMs: 20 });
-    await waitFor(() => workers.slice(1).every((w) => w.messages.some((m) => m.type === 'fleet' && m.topic === 'bench' && m.atMs > start)), 10_000, 'bench adopted');
+    await until(() => workers.slice(1).every((w) => w.messages.some((m) => m.type === 'fleet' && m.topic === 'bench' && m.atMs > start)), 10_000, 'bench adopted');
     const adoptedAt = performance.now();
     await sleep(1_500);
     const results = await stopAll();
@@ -183,11 +185,3 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'fleet mod
     for (const result of results) expect(result.failures).toEqual([]);
   }, 30_000);
 });
-
-async function waitFor(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await sleep(20);
-  }
-}

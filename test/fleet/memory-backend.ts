@@ -24,6 +24,12 @@ export function createMemoryBackend(clock: Clock): MemoryBackend {
   const facts = new Map<string, { fact: FleetFact; untilMs: number }>();
   const log: { id: number; atMs: number; from: string; fact: FleetFact }[] = [];
   const held: (() => void)[] = [];
+  /** Shared reads (text) and claims (member id, '' for a pass), with their expiry. */
+  const reads = new Map<string, { value: string; untilMs: number }>();
+  const live = (key: string) => {
+    const entry = reads.get(key);
+    return entry !== undefined && entry.untilMs > clock.now() ? entry.value : undefined;
+  };
   const commands: Record<string, number> = {};
 
   const op = <T>(name: string, run: () => T): Promise<T> => {
@@ -84,6 +90,24 @@ export function createMemoryBackend(clock: Clock): MemoryBackend {
           const stored = facts.get(`${topic}:${key}`);
           return stored && stored.untilMs > now ? [{ ...stored.fact, ttlMs: stored.untilMs - now }] : [];
         });
+      }),
+    readOrClaim: (key, memberId, claimMs) =>
+      op('readOrClaim', () => {
+        const text = live(`read:${key}`);
+        if (text !== undefined) return { text };
+        if (claimMs === 0) return { state: 'pass' as const };
+        const claim = live(`claim:${key}`);
+        if (claim === undefined) reads.set(`claim:${key}`, { value: memberId, untilMs: clock.now() + claimMs });
+        return { state: claim === undefined ? ('claimed' as const) : claim === '' ? ('pass' as const) : ('busy' as const) };
+      }),
+    publishRead: (key, memberId, text, ttlMs) =>
+      op('publishRead', () => {
+        reads.set(`read:${key}`, { value: text, untilMs: clock.now() + ttlMs });
+        if (live(`claim:${key}`) === memberId) reads.delete(`claim:${key}`);
+      }),
+    releaseRead: (key, memberId, passMs) =>
+      op('releaseRead', () => {
+        if (live(`claim:${key}`) === memberId) reads.set(`claim:${key}`, { value: '', untilMs: clock.now() + passMs });
       }),
     leave: (memberId) =>
       op('leave', () => {

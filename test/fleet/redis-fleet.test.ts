@@ -44,12 +44,13 @@ describe('createRedisFleet: configuration', () => {
     expect(() => new HttpTransportPool({ endpoints: [{ url: 'https://a.example.com', tier: 0 }], fleet: {} as never })).toThrow(/fleet: must be a fleet/);
   });
 
-  it("the main entry's import graph has no ioredis and no Redis code; sturdy-rpc/fleet imports no ioredis at run time either", () => {
+  it("the main entry's import graph has no ioredis and no Redis or fleet code (the shared read cache included); sturdy-rpc/fleet imports no ioredis at run time either", () => {
     const main = [...reachableSpecifiers('index.ts')];
     expect(main.length).toBeGreaterThan(10);
-    expect(main.filter((s) => s === 'ioredis' || s.includes('redis') || s === 'node:crypto')).toEqual([]);
+    expect(main.filter((s) => s === 'ioredis' || s.includes('redis') || s.includes('fleet') || s.includes('shared-read') || s === 'node:crypto')).toEqual([]);
     const fleet = [...reachableSpecifiers('fleet/index.ts')];
     expect(fleet).toContain('./redis-fleet.js');
+    expect(fleet).toContain('./shared-read-cache.js');
     expect(fleet.filter((s) => s === 'ioredis')).toEqual([]);
   });
 });

@@ -112,7 +112,7 @@ describe('Prometheus series are bounded by configuration, not traffic', () => {
 
     // Series fixed by configuration alone (created at registration):
     const eventCounters = E /* rate_limits */ + E /* cooldowns */ + E /* breaker_opens */ + E /* benches */ + 3 * E /* hedges × phase */ + 3 * E /* chain_checks × status */ + 2 * E /* lag_changes × state */ + 3 * E /* probes × outcome */ + 2; /* reconciles × found */
-    const gauges = 5 * E /* score, benched, breaker, in_flight, excluded */ + 4 * E /* endpoint_health × state */ + 3 * E * K /* role_state */ + 2 * E * K /* tokens, cooldown */ + K /* retry budget */ + 5 + 3 + 1 /* read cache: outcomes, classes, bytes */ + 6; /* consensus reads × outcome */
+    const gauges = 5 * E /* score, benched, breaker, in_flight, excluded */ + 4 * E /* endpoint_health × state */ + 3 * E * K /* role_state */ + 2 * E * K /* tokens, cooldown */ + K /* retry budget */ + 6 + 3 + 1 /* read cache: outcomes, classes, bytes (no per-method series: the calls use no method of its table) */ + 6; /* consensus reads × outcome */
     const histograms = (B + 3) * (K /* call duration by kind */ + E); /* attempt duration by endpoint */
     const retries = E;
     const atRegistration = eventCounters + gauges + histograms + retries;

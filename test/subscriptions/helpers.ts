@@ -69,11 +69,4 @@ export function describe(items: readonly SubscriptionItem<unknown>[]): string {
 export const slotsOf = (items: readonly SubscriptionItem[]) =>
   items.flatMap((item) => (item.kind === 'notification' ? [Number((item.value as { slot: number }).slot)] : []));
 
-/** Polls `check` every 5 ms of real time until true, at most `timeoutMs`. */
-export async function until(check: () => boolean, timeoutMs = 5_000, what = 'condition'): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!check()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+export { until } from '../helpers/until.js';
