@@ -177,7 +177,7 @@ export type FleetEvent = EventBase &
       }
   );
 
-/** The read cache dropped the unfinalized entries a reorg may have undone (README "Read cache"). */
+/** The read cache dropped the unfinalized entries a reorg may have undone (docs/reads.md "Read cache"). */
 export interface CacheEvent extends EventBase {
   readonly type: 'reorg-eviction';
   /** The block at which another hash was seen. */

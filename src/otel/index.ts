@@ -103,7 +103,7 @@ function rpcCodeOf(error: unknown): number | undefined {
 }
 
 /**
- * Instruments `pool` with OpenTelemetry spans and metrics (README "Monitoring"); returns the
+ * Instruments `pool` with OpenTelemetry spans and metrics (docs/observability.md "Monitoring"); returns the
  * function that stops it. Each `pool.request()` becomes a CLIENT span whose parent is the
  * caller's active span, with a child span per attempt when it took more than one (`attemptSpans`).
  */

@@ -42,7 +42,7 @@ export async function packAndInstall(): Promise<PackedPackage> {
     const tsc = join(REPO_ROOT, 'node_modules/.bin/tsc');
     await run(tsc, ['-p', join(REPO_ROOT, 'tsconfig.build.json'), '--outDir', join(stage, 'dist')], { cwd: REPO_ROOT });
     await run(process.execPath, [join(REPO_ROOT, 'scripts/build-browser.mjs'), '--outdir', join(stage, 'dist/browser')], { cwd: REPO_ROOT });
-    for (const name of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'fixtures']) {
+    for (const name of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'fixtures', 'docs']) {
       cpSync(join(REPO_ROOT, name), join(stage, name), { recursive: true });
     }
     await run('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', dir], { cwd: stage });

@@ -1,0 +1,110 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Every ```ts block of README.md and docs/*.md is a program that type-checks against the
+ * package as a user imports it (`sturdy-rpc`, `sturdy-rpc/solana`, … resolved to the sources
+ * through package.json's `exports`) and the peers installed here (viem, @solana/kit, ethers, …).
+ * One TypeScript program holds every block, each a module of its own, so the check costs one
+ * compile. A block names what it does not define with `declare` lines at its top: what a
+ * reader must bring is written in the block, not hidden in a prelude.
+ */
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BLOCKS_DIR = `${ROOT}.doc-blocks/`;
+
+interface CodeBlock {
+  /** Where the block is, for the failure message: `docs/reads.md:89`. */
+  readonly origin: string;
+  readonly code: string;
+}
+
+/** The ```ts blocks of one markdown text, with the line each opens on. */
+function codeBlocksOf(markdown: string, file: string): CodeBlock[] {
+  const blocks: CodeBlock[] = [];
+  for (const match of markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)) {
+    const line = markdown.slice(0, match.index).split('\n').length;
+    blocks.push({ origin: `${file}:${line}`, code: match[1]! });
+  }
+  return blocks;
+}
+
+function documentedBlocks(): CodeBlock[] {
+  const files = ['README.md', ...readdirSync(`${ROOT}docs`).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+  return files.flatMap((file) => codeBlocksOf(readFileSync(`${ROOT}${file}`, 'utf8'), file));
+}
+
+/** `sturdy-rpc/<entry>` → its source file, read from the `types` of package.json's exports (dist/X.d.ts → src/X.ts). */
+function packagePaths(): Record<string, string[]> {
+  const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { name: string; exports: Record<string, unknown> };
+  const paths: Record<string, string[]> = {};
+  for (const [subpath, target] of Object.entries(pkg.exports)) {
+    const types = typeof target === 'object' && target !== null ? (target as { types?: string }).types : undefined;
+    if (types === undefined) continue;
+    const specifier = subpath === '.' ? pkg.name : `${pkg.name}/${subpath.slice(2)}`;
+    paths[specifier] = [types.replace(/^\.\/dist\//, './src/').replace(/\.d\.ts$/, '.ts')];
+  }
+  return paths;
+}
+
+/** Type-checks `blocks` as one program; returns each diagnostic as `origin (line n): message`. */
+function typeCheckBlocks(blocks: readonly CodeBlock[]): string[] {
+  const config = ts.getParsedCommandLineOfConfigFile(`${ROOT}tsconfig.json`, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+  if (config === undefined) throw new Error('tsconfig.json could not be read');
+  const options: ts.CompilerOptions = {
+    ...config.options,
+    noEmit: true,
+    baseUrl: ROOT,
+    paths: packagePaths(),
+    // A block shows one thing: a value it computes and does not use again is fine.
+    noUnusedLocals: false,
+    noUnusedParameters: false,
+  };
+  // Each block is a virtual module under the checkout (never written): node_modules resolves from there.
+  const files = new Map(blocks.map((block, index) => [`${BLOCKS_DIR}block-${index}.ts`, { block, text: `${block.code}\nexport {};\n` }]));
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (name, language, onError, create) => {
+    const virtual = files.get(name);
+    return virtual === undefined ? getSourceFile(name, language, onError, create) : ts.createSourceFile(name, virtual.text, language, true);
+  };
+  const fileExists = host.fileExists.bind(host);
+  host.fileExists = (name) => files.has(name) || fileExists(name);
+  const readFile = host.readFile.bind(host);
+  host.readFile = (name) => files.get(name)?.text ?? readFile(name);
+  const program = ts.createProgram({ rootNames: [...files.keys()], options, host });
+  return [...files].flatMap(([name, { block }]) => {
+    const source = program.getSourceFile(name)!;
+    return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)].map((diagnostic) => {
+      const line = diagnostic.start === undefined ? 0 : source.getLineAndCharacterOfPosition(diagnostic.start).line + 1;
+      return `${block.origin} (line ${line} of the block): ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`;
+    });
+  });
+}
+
+/** A block that misuses the API, checked in the same program: the check is not vacuous. */
+const WRONG = codeBlocksOf("```ts\nimport { HttpTransportPool } from 'sturdy-rpc';\nnew HttpTransportPool({ endpoints: [{ url: 1 }] });\n```\n", 'wrong.md');
+
+describe('code blocks of the README and the guides', () => {
+  let diagnostics: string[] | undefined;
+  const check = () => (diagnostics ??= typeCheckBlocks([...documentedBlocks(), ...WRONG]));
+
+  it('finds a block in the README and in every guide that teaches an API (the CLI, performance and architecture pages show none)', () => {
+    const files = new Set(documentedBlocks().map((block) => block.origin.split(':')[0]));
+    const guides = readdirSync(`${ROOT}docs`).filter((name) => name.endsWith('.md') && !['cli.md', 'performance.md', 'architecture.md'].includes(name));
+    expect(guides.length).toBeGreaterThanOrEqual(12);
+    expect(['README.md', ...guides.map((name) => `docs/${name}`)].filter((file) => !files.has(file))).toEqual([]);
+  });
+
+  it('type-checks every ```ts block against the package, all in one program', () => {
+    expect(check().filter((line) => !line.startsWith('wrong.md:'))).toEqual([]);
+  }, 120_000);
+
+  it('reports a block that misuses the API, with where it is', () => {
+    const wrong = check().filter((line) => line.startsWith('wrong.md:'));
+    expect(wrong).toHaveLength(1);
+    expect(wrong[0]).toMatch(/^wrong\.md:1 \(line 2 of the block\): Type 'number' is not assignable to type 'string'/);
+  }, 120_000);
+});
