@@ -2,12 +2,14 @@ import type { DispatchState, FailureCause, RequestKind } from '../retry/causes.j
 import type { SubscriptionEvent } from '../subscriptions/types.js';
 import type { LearnedRateReason } from '../admission/learned-rate.js';
 
-interface EventBase {
+/** What every event carries. */
+export interface EventBase {
   /** Monotonic time of the event, in ms (the pool's clock). */
   readonly atMs: number;
 }
 
-interface CallEventBase extends EventBase {
+/** What every event about one attempt of a call carries. */
+export interface CallEventBase extends EventBase {
   readonly endpointId: string;
   readonly kind: RequestKind;
   readonly method: string;
