@@ -28,7 +28,7 @@ function anchorsOf(markdown: string): Set<string> {
 }
 const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
 
-describe('README drift', () => {
+describe('README and guides drift', () => {
   it('every relative link (examples, src, test, docs, a heading) names a file, folder or heading that exists', () => {
     const broken: string[] = [];
     let count = 0;
