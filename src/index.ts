@@ -1,3 +1,10 @@
+/**
+ * `sturdy-rpc`: the pool (`HttpTransportPool`), its sessions, errors, events, snapshot and
+ * executor types, and the pure helpers it is built from (retry decisions, `Retry-After`,
+ * method classification, exact JSON). The guides are in the package's docs/ folder.
+ *
+ * @module sturdy-rpc
+ */
 export { HttpTransportPool, type AcquireOptions } from './pool/http-transport-pool.js';
 export { HttpRequestPermit } from './admission/permit.js';
 export type { HeadKind, OriginatedAnswer, OriginRequestOptions, RequestOptions, RpcRequester } from './api/request-options.js';

@@ -4,6 +4,8 @@
  * numbers on the hot path (one map lookup and one addition per event) and handed to
  * prom-client when Prometheus scrapes; gauges are read from `pool.snapshot()` at scrape time.
  * Every label has a value set the configuration bounds (docs/observability.md "Monitoring" gives the formula).
+ *
+ * @module sturdy-rpc/metrics/prometheus
  */
 import { Gauge, register as globalRegistry, type Metric, type MetricObjectWithValues, type MetricValue, type Registry } from 'prom-client';
 import type { HttpTransportPool } from '../pool/http-transport-pool.js';

@@ -9,6 +9,8 @@
  * their configured id (`sturdy_rpc.endpoint`), so `server.address` and `url.full` are left out
  * on purpose. `rpc.method` is bounded like the Prometheus label: a method of the built-in
  * table or the pool's `methods` option, else `_OTHER`.
+ *
+ * @module sturdy-rpc/otel
  */
 import {
   context,
