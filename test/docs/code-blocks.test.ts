@@ -21,19 +21,30 @@ interface CodeBlock {
   readonly code: string;
 }
 
-/** The ```ts blocks of one markdown text, with the line each opens on. */
-function codeBlocksOf(markdown: string, file: string): CodeBlock[] {
-  const blocks: CodeBlock[] = [];
-  for (const match of markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)) {
-    const line = markdown.slice(0, match.index).split('\n').length;
-    blocks.push({ origin: `${file}:${line}`, code: match[1]! });
+/** Every fenced block of one markdown text, in order, with its info string and the line it opens on. */
+function fencedBlocksOf(markdown: string, file: string): (CodeBlock & { readonly language: string })[] {
+  const blocks: (CodeBlock & { readonly language: string })[] = [];
+  const lines = markdown.split('\n');
+  for (let index = 0; index < lines.length; index += 1) {
+    const open = /^```(\S*)/.exec(lines[index]!);
+    if (open === null) continue;
+    const end = lines.findIndex((line, at) => at > index && line === '```');
+    if (end === -1) throw new Error(`${file}:${index + 1}: a code block that never closes`);
+    blocks.push({ origin: `${file}:${index + 1}`, language: open[1]!, code: lines.slice(index + 1, end).join('\n') });
+    index = end;
   }
   return blocks;
 }
 
+/** The ```ts blocks of one markdown text. */
+function codeBlocksOf(markdown: string, file: string): CodeBlock[] {
+  return fencedBlocksOf(markdown, file).filter((block) => block.language === 'ts');
+}
+
+const PAGES = ['README.md', ...readdirSync(`${ROOT}docs`).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+
 function documentedBlocks(): CodeBlock[] {
-  const files = ['README.md', ...readdirSync(`${ROOT}docs`).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
-  return files.flatMap((file) => codeBlocksOf(readFileSync(`${ROOT}${file}`, 'utf8'), file));
+  return PAGES.flatMap((file) => codeBlocksOf(readFileSync(`${ROOT}${file}`, 'utf8'), file));
 }
 
 /** `sturdy-rpc/<entry>` → its source file, read from the `types` of package.json's exports (dist/X.d.ts → src/X.ts). */
@@ -96,6 +107,13 @@ describe('code blocks of the README and the guides', () => {
     const guides = readdirSync(`${ROOT}docs`).filter((name) => name.endsWith('.md') && !['cli.md', 'performance.md', 'architecture.md'].includes(name));
     expect(guides.length).toBeGreaterThanOrEqual(12);
     expect(['README.md', ...guides.map((name) => `docs/${name}`)].filter((file) => !files.has(file))).toEqual([]);
+  });
+
+  it('leaves no code that imports the package in a block of another language (it would escape the check)', () => {
+    const escaped = PAGES.flatMap((file) => fencedBlocksOf(readFileSync(`${ROOT}${file}`, 'utf8'), file))
+      .filter((block) => block.language !== 'ts' && /from '(sturdy-rpc|viem|@solana\/kit)/.test(block.code))
+      .map((block) => `${block.origin}: \`\`\`${block.language}`);
+    expect(escaped).toEqual([]);
   });
 
   it('type-checks every ```ts block against the package, all in one program', () => {
