@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { publicEntrySources } from '../helpers/package-entries.js';
 
 /**
  * Every ```ts block of README.md and docs/*.md is a program that type-checks against the
@@ -47,19 +48,6 @@ function documentedBlocks(): CodeBlock[] {
   return PAGES.flatMap((file) => codeBlocksOf(readFileSync(`${ROOT}${file}`, 'utf8'), file));
 }
 
-/** `sturdy-rpc/<entry>` → its source file, read from the `types` of package.json's exports (dist/X.d.ts → src/X.ts). */
-function packagePaths(): Record<string, string[]> {
-  const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { name: string; exports: Record<string, unknown> };
-  const paths: Record<string, string[]> = {};
-  for (const [subpath, target] of Object.entries(pkg.exports)) {
-    const types = typeof target === 'object' && target !== null ? (target as { types?: string }).types : undefined;
-    if (types === undefined) continue;
-    const specifier = subpath === '.' ? pkg.name : `${pkg.name}/${subpath.slice(2)}`;
-    paths[specifier] = [types.replace(/^\.\/dist\//, './src/').replace(/\.d\.ts$/, '.ts')];
-  }
-  return paths;
-}
-
 /** Type-checks `blocks` as one program; returns each diagnostic as `origin (line n): message`. */
 function typeCheckBlocks(blocks: readonly CodeBlock[]): string[] {
   const config = ts.getParsedCommandLineOfConfigFile(`${ROOT}tsconfig.json`, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
@@ -68,7 +56,7 @@ function typeCheckBlocks(blocks: readonly CodeBlock[]): string[] {
     ...config.options,
     noEmit: true,
     baseUrl: ROOT,
-    paths: packagePaths(),
+    paths: Object.fromEntries(Object.entries(publicEntrySources()).map(([specifier, source]) => [specifier, [`./${source}`]])),
     // A block shows one thing: a value it computes and does not use again is fine.
     noUnusedLocals: false,
     noUnusedParameters: false,
