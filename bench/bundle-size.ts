@@ -38,6 +38,9 @@ export interface BundleMeasure {
   readonly topInputs: readonly { readonly input: string; readonly bytes: number }[];
 }
 
+/** The page's file name for esbuild (in `resolveDir`): its output is the one with this `entryPoint`. */
+const ENTRY_SOURCEFILE = 'entry.js';
+
 /** How many input files `topInputs` lists. */
 const TOP_INPUTS = 12;
 
@@ -104,6 +107,11 @@ export const balance = client.getBalance({ address: '0x0000000000000000000000000
 export const balance = createSolanaRpcFromTransport(async () => ({ jsonrpc: '2.0', id: 0, result: { context: { slot: 0 }, value: 0 } })).getBalance(address('83astBRguLMdt2h5U1Tpdq5tjFoJ6noeGwaoBRRS3w5a')).send();`,
   },
   {
+    name: 'sturdy-rpc: the pool alone (what the adapter pages add to their host)',
+    source: `import { HttpTransportPool } from 'sturdy-rpc';
+export const pool = new HttpTransportPool({ endpoints: [{ url: 'http://127.0.0.1:1', tier: 0 }, { url: 'http://127.0.0.1:2', tier: 1 }] });`,
+  },
+  {
     name: 'sturdy-rpc: pool + Solana client (createSolanaClient, every typed method)',
     source: `import { HttpTransportPool } from 'sturdy-rpc';
 import { createSolanaClient } from 'sturdy-rpc/solana';
@@ -127,7 +135,7 @@ export async function measureBundle(entry: BundleEntry, resolveDir: string, fall
   const outdir = mkdtempSync(join(tmpdir(), 'sturdy-rpc-bundle-'));
   try {
     const build = (splitting: boolean) => esbuild.build({
-      stdin: { contents: entry.source, resolveDir, loader: 'js', sourcefile: 'entry.js' },
+      stdin: { contents: entry.source, resolveDir, loader: 'js', sourcefile: ENTRY_SOURCEFILE },
       bundle: true,
       minify: true,
       splitting,
@@ -147,7 +155,12 @@ export async function measureBundle(entry: BundleEntry, resolveDir: string, fall
     const outputs = result.metafile.outputs;
     // Metafile paths are relative to the working directory; output files carry absolute paths.
     const absolute = (path: string) => resolve(path);
-    const entryPath = Object.keys(outputs).find((path) => outputs[path]?.entryPoint !== undefined);
+    // The page's own entry: chunks behind an `import()` (a peer's, viem's isows say) are entry points too.
+    const entryPoint = join(resolveDir, ENTRY_SOURCEFILE);
+    const entryPath = Object.keys(outputs).find((path) => {
+      const point = outputs[path]?.entryPoint;
+      return point !== undefined && absolute(point) === entryPoint;
+    });
     if (entryPath === undefined) throw new Error(`no output for ${entry.name}`);
     // The initial load: the entry chunk and, transitively, every chunk it imports statically.
     const initial = new Set<string>([entryPath]);

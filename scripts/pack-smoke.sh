@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and packs the package, installs the tarball into an empty project and imports
-# every public entry point from plain Node, with types checked by tsc, then runs the README's
-# testing snippet verbatim. Proves `npm pack`
+# every public entry point from plain Node, with types checked by tsc, then runs the testing
+# guide's first program (docs/testing.md) verbatim. Proves `npm pack`
 # ships what the exports map promises (no source-only paths).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -55,10 +55,10 @@ void snapshot; void balance;
 TS
 "$root/node_modules/.bin/tsc" --noEmit --strict --module nodenext --moduleResolution nodenext --target es2022 --lib es2023,esnext.disposable,dom --types node --typeRoots "$root/node_modules/@types" smoke.ts
 echo "pack smoke: types ok"
-# The README's testing snippet, verbatim, as an installed user would run it (fixtures ship in the tarball).
-awk '/<!-- pack-smoke: testing-snippet -->/{marked=1; next} marked && /^```ts/{inside=1; next} inside && /^```/{exit} inside{print}' "$root/README.md" > readme-testing.mjs
-test -s readme-testing.mjs || { echo "pack smoke: README testing snippet not found" >&2; exit 1; }
-node readme-testing.mjs
-cp readme-testing.mjs readme-testing.mts
-"$root/node_modules/.bin/tsc" --noEmit --strict --module nodenext --moduleResolution nodenext --target es2022 --lib es2023,esnext.disposable,dom --types node --typeRoots "$root/node_modules/@types" readme-testing.mts
-echo "pack smoke: README testing snippet ok"
+# The testing guide's snippet (docs/testing.md), verbatim, as an installed user would run it (fixtures ship in the tarball).
+awk '/<!-- pack-smoke: testing-snippet -->/{marked=1; next} marked && /^```ts/{inside=1; next} inside && /^```/{exit} inside{print}' "$root/docs/testing.md" > testing-snippet.mjs
+test -s testing-snippet.mjs || { echo "pack smoke: docs/testing.md testing snippet not found" >&2; exit 1; }
+node testing-snippet.mjs
+cp testing-snippet.mjs testing-snippet.mts
+"$root/node_modules/.bin/tsc" --noEmit --strict --module nodenext --moduleResolution nodenext --target es2022 --lib es2023,esnext.disposable,dom --types node --typeRoots "$root/node_modules/@types" testing-snippet.mts
+echo "pack smoke: docs/testing.md testing snippet ok"

@@ -5,6 +5,8 @@
  * The one adapter that imports its host library at runtime: an ethers provider has to
  * extend ethers' `JsonRpcApiProvider`. It is loaded only through this sub-path, and
  * `ethers` (v6) is an optional peer dependency of sturdy-rpc.
+ *
+ * @module sturdy-rpc/ethers
  */
 import {
   JsonRpcApiProvider,

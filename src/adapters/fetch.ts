@@ -8,6 +8,8 @@
  * codes (-32603, -32005, unknown ones) on its own, and for `eth_sendTransaction` (the node
  * picks the nonce) a resend can create a second transaction. The pool already retries what
  * is safe to retry. `sturdy-rpc/viem` sets this for you.
+ *
+ * @module sturdy-rpc/fetch
  */
 import { parseJsonExact, stringifyJson } from '../jsonrpc/exact-json.js';
 import type { RpcRequester } from '../api/request-options.js';

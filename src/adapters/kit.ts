@@ -8,6 +8,8 @@
  * member, takes `result` and upcasts integers to `bigint` (a `bigint` stays exact). The pool
  * already parses integers above 2^53 as `bigint`, so u64 values (lamports, slots) arrive
  * exact. This module imports nothing from kit.
+ *
+ * @module sturdy-rpc/kit
  */
 import { TransportError } from '../errors/transport-error.js';
 import type { RpcRequester } from '../api/request-options.js';

@@ -5,6 +5,8 @@
  * request wrapper that `custom()` builds (viem `utils/buildRequest.ts`), so the transport is
  * made by viem's own `custom`, passed in by the caller: this module imports nothing from
  * viem, at runtime or in its types, and works with whichever viem the application has.
+ *
+ * @module sturdy-rpc/viem
  */
 import { TransportError } from '../errors/transport-error.js';
 import type { RpcRequester } from '../api/request-options.js';

@@ -43,6 +43,7 @@ export class HttpRequestPermit implements Disposable {
   #released = false;
   #reported = false;
 
+  /** @internal The pool hands permits out (`acquire`, `acquireForMethod`); nothing else makes one. */
   constructor(role: RoleState, host: PermitHost, deadlineMs: number) {
     this.endpointId = role.endpointId;
     this.kind = role.settings.kind;

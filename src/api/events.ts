@@ -2,12 +2,14 @@ import type { DispatchState, FailureCause, RequestKind } from '../retry/causes.j
 import type { SubscriptionEvent } from '../subscriptions/types.js';
 import type { LearnedRateReason } from '../admission/learned-rate.js';
 
-interface EventBase {
+/** What every event carries. */
+export interface EventBase {
   /** Monotonic time of the event, in ms (the pool's clock). */
   readonly atMs: number;
 }
 
-interface CallEventBase extends EventBase {
+/** What every event about one attempt of a call carries. */
+export interface CallEventBase extends EventBase {
   readonly endpointId: string;
   readonly kind: RequestKind;
   readonly method: string;
@@ -177,7 +179,7 @@ export type FleetEvent = EventBase &
       }
   );
 
-/** The read cache dropped the unfinalized entries a reorg may have undone (README "Read cache"). */
+/** The read cache dropped the unfinalized entries a reorg may have undone (docs/reads.md "Read cache"). */
 export interface CacheEvent extends EventBase {
   readonly type: 'reorg-eviction';
   /** The block at which another hash was seen. */

@@ -2,7 +2,7 @@ import type { RoleState } from '../admission/role-state.js';
 import { DEFAULT_EXPLORE_RATIO, type BalanceSettings } from './balance-settings.js';
 
 /**
- * Latency-aware choice inside one tier and reputation band (README "Latency-aware choice"): admission offers
+ * Latency-aware choice inside one tier and reputation band (docs/concepts.md "Latency-aware choice"): admission offers
  * two admissible candidates in rotation order, and the balancer says which one will answer
  * sooner, by peak-EWMA latency × (requests in flight on the endpoint + 1) — the cost of
  * Finagle's and Linkerd's power-of-two-choices balancers.

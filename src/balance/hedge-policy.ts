@@ -1,7 +1,7 @@
 import { selectKth } from './select-kth.js';
 
 /**
- * Hedging's pure parts (README "Hedged reads"): when an idempotent read is late, the delay after
+ * Hedging's pure parts (docs/concepts.md "Hedged reads"): when an idempotent read is late, the delay after
  * which a second attempt goes to another endpoint, and the budget that hedges and retries
  * share so that an outage cannot multiply the load on the providers that remain (gRPC's
  * retry throttling, Envoy's and Finagle's retry budgets).

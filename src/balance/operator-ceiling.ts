@@ -1,5 +1,5 @@
 /**
- * The operator cap as a ceiling (README "Operator cap"). The tier's rotation already follows the
+ * The operator cap as a ceiling (docs/concepts.md "Operator cap"). The tier's rotation already follows the
  * cap's water-filled shares; latency-aware choice may move a call from the rotation's
  * candidate to another, and this ceiling decides whether that other operator may take one
  * more: not when it would pass `cap` of the tier's recent admissions (plus one request).

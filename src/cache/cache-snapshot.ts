@@ -1,6 +1,6 @@
 import type { CacheTally } from './cache-tally.js';
 
-/** The read cache's state and counters since the pool started (README "Read cache"). */
+/** The read cache's state and counters since the pool started (docs/reads.md "Read cache"). */
 export interface CacheSnapshot {
   readonly entries: number;
   /** Bytes held: the kept answers' JSON text plus their keys. */

@@ -1,5 +1,5 @@
 /**
- * The read cache's classification table (README "Read cache"; field facts in
+ * The read cache's classification table (docs/reads.md "Read cache"; field facts in
  * REFERENCE.md): what a request can ever be, decided from its method and params alone.
  * Pure. Whether an answer is then kept, and as what, is `judgeAnswer` (`answer-class.ts`):
  * a by-number read is finalized only once the answering endpoint's finalized head covers it.

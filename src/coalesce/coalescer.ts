@@ -1,5 +1,5 @@
 /**
- * Coalescing of identical reads (README "Batching and coalescing"): calls with the same
+ * Coalescing of identical reads (docs/reads.md "Batching and coalescing"): calls with the same
  * key (the serialized request after its id, within a scope of the options that change
  * where and how long it runs) while one is in flight share its request. The first caller
  * starts it; later callers join. Each caller may leave on its own signal; the request is

@@ -8,7 +8,8 @@ import type { PoolFleet } from '../fleet/types.js';
 import type { HttpExecutor } from '../http/executor.js';
 import type { PoolLogger } from '../logging/pool-logger.js';
 import type { MicroBatchSettings } from '../batch/types.js';
-import type { RequestKind, RetryClass } from '../retry/causes.js';
+import type { RequestKind } from '../retry/causes.js';
+import type { MethodClassification } from '../jsonrpc/method-table.js';
 import type { SubscriptionSettings } from '../subscriptions/types.js';
 
 /** Bounds and start of a learned rate (`requestsPerSecond: { auto: … }`), in requests per second. */
@@ -28,7 +29,7 @@ export interface RoleSettings {
   /**
    * Token-bucket refill rate. Unit: requests per second. No value means no rate limit until
    * the provider refuses the role without naming a delay: from then on it is learned.
-   * `'auto'` (or `{ auto: { min, max, start } }`) learns it (README "Learned rates"): lower
+   * `'auto'` (or `{ auto: { min, max, start } }`) learns it (docs/concepts.md "Learned rates"): lower
    * on each rate limit that names no delay, higher only while demand presses on the learned
    * rate; the provider's hints (`Retry-After`, `backoff_seconds`, Infura's `allowed_rps`)
    * win. The burst of an `'auto'` role is one second of its learned rate.
@@ -115,10 +116,7 @@ export interface ConcentrationSettings {
   readonly maxOperatorShare?: number;
 }
 
-export interface MethodClassification {
-  readonly kind: RequestKind;
-  readonly retryClass: RetryClass;
-}
+export type { MethodClassification } from '../jsonrpc/method-table.js';
 
 /**
  * One entry of the pool's `methods` table: a classification (either field unset: the built-in
@@ -200,7 +198,7 @@ export interface HttpTransportPoolOptions {
    */
   readonly integrity?: boolean | IntegritySettings;
   /**
-   * The read cache (README "Read cache"): answers that cannot change — by hash, the chain id,
+   * The read cache (docs/reads.md "Read cache"): answers that cannot change — by hash, the chain id,
    * blocks, receipts and logs at or below the answering endpoint's finalized head, Solana
    * `getBlock`/`getTransaction` at `finalized` — are served from memory, bounded by
    * `maxBytes` (LRU). Unfinalized and realtime answers only with their TTL set. `false`

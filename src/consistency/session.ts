@@ -1,5 +1,5 @@
 /**
- * A session (README "Sessions"): a view of a pool that never reads older than what it has
+ * A session (docs/reads.md "Sessions"): a view of a pool that never reads older than what it has
  * already seen. It keeps a floor per head kind — the highest Solana slot (`context.slot`,
  * `getSlot`) and EVM block (head-bearing answers, receipts, fetched blocks) its own answers
  * have shown — and sends the slot floor as `minContextSlot` to the Solana methods that take

@@ -1,6 +1,8 @@
 /**
  * `sturdy-rpc/evm`: typed EVM calls over an `HttpTransportPool` (or any `RpcRequester`),
  * send-and-wait, `getLogs` range splitting, address and chain helpers.
+ *
+ * @module sturdy-rpc/evm
  */
 export { getBalance } from './get-balance.js';
 export {

@@ -1,6 +1,6 @@
 /**
  * The `health` option: head tracking, the sync allowance, the bench loop of probes and
- * archival routing (README "Endpoint health between calls"). Validated with zod at
+ * archival routing (docs/health.md "Endpoint health between calls"). Validated with zod at
  * construction; a bad value is `INVALID_CONFIG` naming the field.
  */
 import * as z from 'zod/mini';

@@ -166,7 +166,7 @@ const MIN_CONTEXT_SLOT_NOT_REACHED = -32016;
 
 /**
  * Maps a JSON-RPC error object, in priority order (first match wins). The code decides;
- * wording refines only the codes known to be ambiguous (README "How outcomes are classified"):
+ * wording refines only the codes known to be ambiguous (docs/concepts.md "How outcomes are classified"):
  *
  * | code                                   | outcome                                                     |
  * |----------------------------------------|-------------------------------------------------------------|

@@ -93,7 +93,7 @@ export const RULES = {
   'invalid-request': row('request', 'rejected', 'none', false),
   // The chain guard's check got a well-formed JSON-RPC answer that is no chain id or hash at all
   'chain-check-invalid': row('invalid-response', 'completed', 'critical', true, true),
-  // Batch answers (README "Batching and coalescing"): an item the answer leaves out, answers
+  // Batch answers (docs/reads.md "Batching and coalescing"): an item the answer leaves out, answers
   // twice, or an answer that is no array at all. The node read the batch, so each is ambiguous.
   'batch-missing-item': row('invalid-response', AMBIGUOUS, 'critical', true, true),
   'batch-duplicate-id': row('invalid-response', AMBIGUOUS, 'critical', true, true),

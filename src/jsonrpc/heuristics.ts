@@ -61,7 +61,7 @@ export function isExecutionRevert(error: JsonRpcErrorObject): boolean {
 }
 
 /**
- * Which JSON-RPC error codes wording may refine (README "How outcomes are classified").
+ * Which JSON-RPC error codes wording may refine (docs/concepts.md "How outcomes are classified").
  * A code decides on its own unless it is one of these: an application error such as
  * Solana's `-32002` preflight failure keeps its code's meaning whatever its message says
  * ("…with unauthorized signer…" is no auth error, and it must never be sent again).

@@ -124,7 +124,7 @@ const PREFIX_RULES: readonly (readonly [prefix: string, classification: MethodCl
 /**
  * Classifies a method: overrides first, then the built-in table, then prefix families
  * (`personal_*`, `eth_signTypedData*`, `debug_trace*`), else the safe unknown default
- * ({@link UNKNOWN_METHOD_CLASSIFICATION}).
+ * (`read`, `never-after-dispatch`: never sent again once it may have reached a node).
  */
 export function classifyMethod(method: string, overrides?: MethodOverrides): ClassifyMethodResult {
   // hasOwn, not `in`/indexing: `toString` or `__proto__` must not resolve to Object.prototype.

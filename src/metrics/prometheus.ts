@@ -3,7 +3,9 @@
  * peer dependency: only this entry imports it). Counters and histograms are tallied as plain
  * numbers on the hot path (one map lookup and one addition per event) and handed to
  * prom-client when Prometheus scrapes; gauges are read from `pool.snapshot()` at scrape time.
- * Every label has a value set the configuration bounds (README "Monitoring" gives the formula).
+ * Every label has a value set the configuration bounds (docs/observability.md "Monitoring" gives the formula).
+ *
+ * @module sturdy-rpc/metrics/prometheus
  */
 import { Gauge, register as globalRegistry, type Metric, type MetricObjectWithValues, type MetricValue, type Registry } from 'prom-client';
 import type { HttpTransportPool } from '../pool/http-transport-pool.js';
@@ -75,7 +77,7 @@ class TalliedMetric {
 }
 
 /**
- * Registers the pool's metrics (README "Monitoring") and returns the function that removes
+ * Registers the pool's metrics (docs/observability.md "Monitoring") and returns the function that removes
  * them. One pool per registry and prefix: a second registration with the same names throws
  * prom-client's "already registered" error and registers nothing.
  */

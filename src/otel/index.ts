@@ -9,6 +9,8 @@
  * their configured id (`sturdy_rpc.endpoint`), so `server.address` and `url.full` are left out
  * on purpose. `rpc.method` is bounded like the Prometheus label: a method of the built-in
  * table or the pool's `methods` option, else `_OTHER`.
+ *
+ * @module sturdy-rpc/otel
  */
 import {
   context,
@@ -103,7 +105,7 @@ function rpcCodeOf(error: unknown): number | undefined {
 }
 
 /**
- * Instruments `pool` with OpenTelemetry spans and metrics (README "Monitoring"); returns the
+ * Instruments `pool` with OpenTelemetry spans and metrics (docs/observability.md "Monitoring"); returns the
  * function that stops it. Each `pool.request()` becomes a CLIENT span whose parent is the
  * caller's active span, with a child span per attempt when it took more than one (`attemptSpans`).
  */

@@ -1,5 +1,5 @@
 /**
- * The read cache's state (README "Read cache"): the byte-bounded store, each endpoint's
+ * The read cache's state (docs/reads.md "Read cache"): the byte-bounded store, each endpoint's
  * finalized head (`cache-finality.ts`), the block hashes seen by
  * number (a different hash at a number is a reorg), and the counters. The stage
  * (`pipeline/cache.ts`) looks up and hands answers here; what is kept is decided by the pure

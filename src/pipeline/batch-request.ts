@@ -1,5 +1,5 @@
 /**
- * `pool.batch([...])`: JSON-RPC batches on the wire (README "Batching and coalescing").
+ * `pool.batch([...])`: JSON-RPC batches on the wire (docs/reads.md "Batching and coalescing").
  * The wiring of the pure parts in `src/batch/`: items are split per request kind and per
  * endpoint's `maxBatchSize`; each request goes through admission (one permit, one token
  * per item), is attributed item by item, and only the items that failed retryably are
@@ -140,7 +140,7 @@ class GroupWork implements LoopWork<SentChunk> {
 
   send(permit: HttpRequestPermit): Promise<SentChunk> {
     const chunk = this.queue.splice(0, this.sizes.of(permit.endpointId));
-    // One token per item: the permit took the first, the others are charged (README "Batching and coalescing").
+    // One token per item: the permit took the first, the others are charged (docs/reads.md "Batching and coalescing").
     permitRole(permit).bucket?.charge(chunk.length - 1, this.pool.clock.now());
     return sendChunk(this, permit, chunk);
   }

@@ -1,5 +1,5 @@
 /**
- * The read cache stage (README "Read cache"): a read the cache has answers at once with a
+ * The read cache stage (docs/reads.md "Read cache"): a read the cache has answers at once with a
  * fresh copy (parsed from the kept text, so the caller may mutate it); a miss goes on down
  * the path and its answer is offered to the cache. Sends, unknown methods, pinned calls and
  * reads whose class is off pass straight through. Absent with `cache: false`.

@@ -1,5 +1,5 @@
 /**
- * The coalesce stage (README "Batching and coalescing"): identical idempotent reads in flight
+ * The coalesce stage (docs/reads.md "Batching and coalescing"): identical idempotent reads in flight
  * together share one request. Sends, unknown methods and filter polls never share: each is
  * its own request. Absent with `coalesce: false`; a call may opt out with `coalesce: false`.
  */

@@ -1,5 +1,5 @@
 /**
- * The hedge stage (README "Hedged reads"): an idempotent, unpinned read whose attempt is late
+ * The hedge stage (docs/concepts.md "Hedged reads"): an idempotent, unpinned read whose attempt is late
  * gets a second attempt on another endpoint, under the retry budget it shares with retries.
  * The first definitive answer wins and the other attempt is cancelled at once, no-fault.
  * A send, an unknown method or a filter poll is never hedged. Absent with `hedge: false`.

@@ -1,6 +1,6 @@
 /**
- * The pool assembled from its parts, and its request path composed once (README
- * "Architecture"). The order of the path, outermost first, and why:
+ * The pool assembled from its parts, and its request path composed once
+ * (docs/architecture.md). The order of the path, outermost first, and why:
  *
  *   observe      exporters see every call as the caller made it, invalid ones too, in the
  *                caller's async context (present only while an exporter is attached);

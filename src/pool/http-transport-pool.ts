@@ -47,7 +47,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
 
   /**
    * A session over this pool: reads that never go older than what the session has seen
-   * (README "Sessions"). Pass it wherever the pool goes (`createSolanaClient(session)`, the
+   * (docs/reads.md "Sessions"). Pass it wherever the pool goes (`createSolanaClient(session)`, the
    * adapters). Costs no timer and no socket; drop it when done.
    */
   session(): PoolSession {

@@ -31,7 +31,7 @@ export function clampProviderDelayMs(delayMs: number): number {
  * Reads a `Retry-After` value as a delay in milliseconds from `nowMs` (epoch ms).
  *
  * @returns the delay in ms, `0` for a negative delta or a date in the past, at most
- *   {@link MAX_PROVIDER_DELAY_MS}; `undefined` when the value is absent or unreadable.
+ *   60 000 (a provider's delay is capped at 60 s); `undefined` when the value is absent or unreadable.
  */
 export function parseRetryAfter(value: string | undefined | null, nowMs: number): number | undefined {
   if (value === undefined || value === null) return undefined;

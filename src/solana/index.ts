@@ -1,6 +1,8 @@
 /**
  * `sturdy-rpc/solana`: typed Solana calls over an `HttpTransportPool` (or any
  * `RpcRequester`), send-and-confirm, address and cluster helpers, and transaction-id extraction.
+ *
+ * @module sturdy-rpc/solana
  */
 export { getBalance } from './get-balance.js';
 export {

@@ -42,14 +42,16 @@ export interface SocketOptions {
  */
 export type SocketFactory = (url: string, headers: Readonly<Record<string, string>>, handlers: SocketHandlers, options?: SocketOptions) => SubscriptionSocket;
 
-interface WsLike {
+/** What the pool uses of a `ws` WebSocket. */
+export interface WsLike {
   on(event: string, listener: (...args: never[]) => void): unknown;
   send(data: string): void;
   ping(): void;
   terminate(): void;
   readyState: number;
 }
-type WsConstructor = new (url: string, options: Record<string, unknown>) => WsLike;
+/** `ws`'s WebSocket class (`import { WebSocket } from 'ws'`), or one shaped like it. */
+export type WsConstructor = new (url: string, options: Record<string, unknown>) => WsLike;
 
 let wsModule: Promise<WsConstructor | undefined> | undefined;
 

@@ -2,6 +2,8 @@
  * `sturdy-rpc/testing`: tools for testing code that talks to RPC nodes — a fake clock, a
  * seeded random, recorded fixtures, a fault-injecting fixture server and a recorder. The
  * msw handlers live in `sturdy-rpc/testing/msw`, so this entry never imports msw.
+ *
+ * @module sturdy-rpc/testing
  */
 export { createFakeClock, type FakeClock, type CreateFakeClockOptions } from './fake-clock.js';
 export { createSeededRandom, type Clock, type Random, type TimerHandle } from '../clock.js';

@@ -2,6 +2,8 @@
  * `sturdy-rpc/testing/msw`: msw@2 request handlers that answer JSON-RPC calls from
  * fixtures. A separate entry point so that `sturdy-rpc/testing` never imports msw (an
  * optional peer dependency). No Node APIs: the handlers also work with `msw/browser`.
+ *
+ * @module sturdy-rpc/testing/msw
  */
 import { http, HttpResponse, type HttpHandler } from 'msw';
 import type { Fixture } from './fixtures.js';

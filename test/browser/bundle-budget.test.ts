@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import * as esbuild from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMPARED_ENTRIES, measureBundle, type BundleMeasure } from '../../bench/bundle-size.js';
-import { packAndInstall, type PackedPackage } from '../helpers/packed-package.js';
+import { packAndInstall, REPO_ROOT, type PackedPackage } from '../helpers/packed-package.js';
 
 /**
  * What a page pays for the browser build, and what that build shows of a URL without the
@@ -81,6 +81,36 @@ describe('the browser build of the installed package, bundled as a page', () => 
     expect(solanaClient!.gzippedBytes - solana!.gzippedBytes).toBeGreaterThan(4_000);
     expect(evmClient!.gzippedBytes - evm!.gzippedBytes).toBeGreaterThan(3_000);
   });
+
+  it('adds to a kit or viem page only the pool and the adapter itself: nothing of the host library twice, no more of it than its own page', async () => {
+    const peers = join(REPO_ROOT, 'node_modules');
+    const page = async (prefix: string) => {
+      const entry = COMPARED_ENTRIES.find((candidate) => candidate.name.startsWith(prefix));
+      if (entry === undefined) throw new Error(`no bundle entry ${prefix}`);
+      // The peers' own pages resolve from the checkout; the pages with sturdy-rpc from the installed tarball.
+      return measureBundle(entry, entry.source.includes("'sturdy-rpc") ? appDir : REPO_ROOT, peers);
+    };
+    // One file's path whichever folder the build resolved it from (the tarball's app, the checkout).
+    const files = (measure: BundleMeasure) => new Set(measure.inputs.map((input) => input.replace(/^.*?node_modules\//, '')));
+    const pool = await page('sturdy-rpc: the pool alone');
+    const sizes: Record<string, number> = {};
+    for (const [adapterPage, hostPage, adapterModule] of [
+      ['sturdy-rpc/kit:', '@solana/kit: createSolanaRpcFromTransport', 'adapters/kit.js'],
+      ['sturdy-rpc/viem:', 'viem: createPublicClient + custom', 'adapters/viem.js'],
+    ] as const) {
+      const [adapter, host] = [await page(adapterPage), await page(hostPage)];
+      const known = new Set([...files(pool), ...files(host)]);
+      const added = [...files(adapter)].filter((file) => !known.has(file));
+      // What the page has beyond the pool's page and the host's: the adapter's own modules, nothing else.
+      expect(added.length, adapterPage).toBeGreaterThan(0);
+      expect(added.filter((file) => !file.startsWith('sturdy-rpc/dist/browser/lib/adapters/')), adapterPage).toEqual([]);
+      expect(added, adapterPage).toContain(`sturdy-rpc/dist/browser/lib/${adapterModule}`);
+      // And in bytes: at most 2 KiB (gzipped) over the two pages side by side.
+      expect(adapter.wholeGzippedBytes - host.wholeGzippedBytes - pool.wholeGzippedBytes, adapterPage).toBeLessThanOrEqual(2 * 1024);
+      sizes[adapterPage] = adapter.wholeGzippedBytes;
+    }
+    writeFileSync(join(packed!.dir, 'adapter-bundle-size.json'), JSON.stringify(sizes));
+  }, HOOK_TIMEOUT_MS);
 
   it('names a named host without operator by a hash in the browser build, never by a label of its URL', async () => {
     // The browser build has no public-suffix list: each such host is its own operator, and no label (a key?) shows.

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isEmptyAnswer, judgeAnswer } from '../../src/cache/answer-class.js';
 import { READ_RULES, requestRuleOf, type RequestRule } from '../../src/cache/read-rules.js';
 
-/** The read cache's classification table: one row per method (README "Read cache"). */
+/** The read cache's classification table: one row per method (docs/reads.md "Read cache"). */
 
 const HASH = `0x${'ab'.repeat(32)}`;
 const ADDRESS = `0x${'11'.repeat(20)}`;

@@ -95,7 +95,7 @@ describe('sessions on Solana: minContextSlot from the floor', () => {
     await pool.close();
   });
 
-  it('without a session (the plain pool) reads after a confirmed send do come back older: the number for the README', async () => {
+  it('without a session (the plain pool) reads after a confirmed send do come back older: the number for docs/reads.md', async () => {
     const { pool, advance } = await twoNodes();
     const older = await cycles(pool, advance, 50);
     console.log(`solana, plain pool: ${older} of 100 reads after a confirmed send older than the send`);

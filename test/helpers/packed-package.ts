@@ -42,8 +42,9 @@ export async function packAndInstall(): Promise<PackedPackage> {
     const tsc = join(REPO_ROOT, 'node_modules/.bin/tsc');
     await run(tsc, ['-p', join(REPO_ROOT, 'tsconfig.build.json'), '--outDir', join(stage, 'dist')], { cwd: REPO_ROOT });
     await run(process.execPath, [join(REPO_ROOT, 'scripts/build-browser.mjs'), '--outdir', join(stage, 'dist/browser')], { cwd: REPO_ROOT });
-    for (const name of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'fixtures']) {
-      cpSync(join(REPO_ROOT, name), join(stage, name), { recursive: true });
+    for (const name of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'fixtures', 'docs']) {
+      // docs/api/ is the generated API reference (`npm run docs`), not shipped.
+      cpSync(join(REPO_ROOT, name), join(stage, name), { recursive: true, filter: (path) => !path.startsWith(join(REPO_ROOT, 'docs/api')) });
     }
     await run('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', dir], { cwd: stage });
     const tarball = readdirSync(dir).find((name) => name.endsWith('.tgz'));

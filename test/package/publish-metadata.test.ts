@@ -18,6 +18,9 @@ interface PackageJson {
   readonly scripts: Readonly<Record<string, string>>;
   readonly devDependencies: Readonly<Record<string, string>>;
   readonly publishConfig?: { readonly access?: string; readonly provenance?: boolean };
+  readonly repository?: { readonly type?: string; readonly url?: string };
+  readonly bugs?: { readonly url?: string };
+  readonly homepage?: string;
 }
 const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as PackageJson;
 
@@ -35,10 +38,17 @@ describe('package.json, ready to publish', () => {
     expect(pkg.publishConfig).toEqual({ access: 'public', provenance: true });
   });
 
-  it('ships a license and states the Node it needs', () => {
+  it('names its repository, issue tracker and homepage (provenance ties the package to the repository it was built from)', () => {
+    // npm's provenance check compares the attested source repository with `repository.url`.
+    expect(pkg.repository).toEqual({ type: 'git', url: 'git+https://github.com/sturdy-rpc/sturdy-rpc.git' });
+    expect(pkg.bugs).toEqual({ url: 'https://github.com/sturdy-rpc/sturdy-rpc/issues' });
+    expect(pkg.homepage).toBe('https://github.com/sturdy-rpc/sturdy-rpc#readme');
+  });
+
+  it('ships a license, the guides, and states the Node it needs', () => {
     expect(pkg.license).toBe('MIT');
     expect(existsSync(`${ROOT}LICENSE`)).toBe(true);
-    expect(pkg.files).toEqual(expect.arrayContaining(['dist', 'README.md', 'LICENSE']));
+    expect(pkg.files).toEqual(expect.arrayContaining(['dist', 'README.md', 'LICENSE', 'docs/*.md']));
     expect(pkg.engines.node).toMatch(/^>=\d+/);
   });
 
