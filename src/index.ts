@@ -12,6 +12,8 @@ export { PoolSession, type SessionRequestOptions } from './consistency/session.j
 export type { BatchCall, BatchItemResult, BatchOptions, MicroBatchSettings } from './batch/types.js';
 export type { PoolSnapshot, RoleSnapshot, EndpointSnapshot, KindSnapshot } from './pool/snapshot.js';
 export type { CacheSnapshot } from './cache/cache-snapshot.js';
+export type { CacheTally, KeptClass } from './cache/cache-tally.js';
+export type { ReadClass } from './cache/read-rules.js';
 export type { ConsensusSnapshot } from './consensus/consensus-snapshot.js';
 export type { CacheSettings, CacheTtlSettings } from './cache/cache-settings.js';
 export type { CacheEvent, ConsensusEvent } from './api/events.js';

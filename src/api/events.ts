@@ -190,7 +190,7 @@ export interface CacheEvent extends EventBase {
 }
 
 /**
- * A consensus read whose answers disagreed (README "Consensus reads"): `resolved` when enough
+ * A consensus read whose answers disagreed (docs/reads.md "Consensus reads"): `resolved` when enough
  * operators still agreed (the others were struck), `failed` when not (`CONSENSUS_FAILED`).
  * `answers` names which endpoint gave which answer class (`a`, `b`, …), never a value.
  */

@@ -6,6 +6,7 @@
  */
 import type { ReadClass } from './read-rules.js';
 
+/** A class an answer can be kept under (every {@link ReadClass} but `never`). */
 export type KeptClass = Exclude<ReadClass, 'never'>;
 
 /** One (method, class) pair's counts since the pool started. */

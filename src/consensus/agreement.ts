@@ -1,5 +1,5 @@
 /**
- * When two operators' answers to one read agree (README "Consensus reads"): the same value and the
+ * When two operators' answers to one read agree (docs/reads.md "Consensus reads"): the same value and the
  * same context — and, where honest nodes differ by design, within that method's drift. The
  * drift rules are this one table; a method it does not name must agree exactly (canonical
  * JSON: key order and `bigint` spelling aside), and a Solana answer carrying a context

@@ -1,5 +1,5 @@
 /**
- * Where each endpoint's finality stands, as the read cache knows it (README "Read cache",
+ * Where each endpoint's finality stands, as the read cache knows it (docs/reads.md "Read cache",
  * "Finalized means proven"): an endpoint's finalized head is what it answered when asked with
  * the `finalized` tag — the caller's own reads, or (`probeFinality`) the cache's question once
  * an unproven by-number read comes back to a block, at most once per endpoint every 12 s.

@@ -1,5 +1,5 @@
 /**
- * The read cache across a fleet (README "Read cache"): a local miss for a read that can be
+ * The read cache across a fleet (docs/reads.md "Read cache"): a local miss for a read that can be
  * final asks the fleet's store before a node (a by-number read while no finality is known
  * only looks: it claims nothing, as it may well be a read of the tip). The store holds the text another process kept
  * (served at once, kept here too), or a claim: the member that took it asks a node and

@@ -1,5 +1,5 @@
 /**
- * The consensus stage (README "Consensus reads"): a read that asks for it goes to `operators`
+ * The consensus stage (docs/reads.md "Consensus reads"): a read that asks for it goes to `operators`
  * distinct operators at once, each through the request loop restricted to that operator's
  * endpoints (its own failover, retries and reputation among them; never hedged, so it never
  * lands on another operator). Their answers are grouped by the method's agreement rule
