@@ -19,6 +19,13 @@ export interface RequestOptions {
    * params, pin and `timeoutMs`). `false`: this call sends its own. @default the pool's `coalesce` (true)
    */
   readonly coalesce?: boolean | undefined;
+  /**
+   * Only endpoints whose known head (EVM block, Solana slot) is at or past this one take the
+   * call: what a session sends for a read its floor constrains. With no endpoint known to have
+   * reached it the call fails at once (`NO_ENDPOINT`, nothing sent); a session then waits. Not
+   * for pinned calls. @default none
+   */
+  readonly minHead?: bigint | undefined;
 }
 
 /** Options of `requestWithOrigin`: a call's options plus the operators whose endpoints must not answer it. */
