@@ -32,11 +32,15 @@ export type { SessionRequestOptions } from './session-options.js';
 /** How long a read that no endpoint could serve at the floor waits before asking again on Solana, in ms: about one slot. */
 export const SLOT_WAIT_MS = 400;
 
+/** The `minHead` no endpoint is known to have reached, when that is why the pool refused the call. */
+const unreachedHeadOf = (error: unknown): bigint | undefined => {
+  const minHead = isTransportError(error) && error.code === 'NO_ENDPOINT' ? (error.context as { minHead?: string }).minHead : undefined;
+  return minHead === undefined ? undefined : BigInt(minHead);
+};
+
 /** Every endpoint asked was behind the floor: the node's -32016, or the pool knows none at the call's `minHead`. */
 const isBelowFloor = (error: unknown): boolean =>
-  isTransportError(error) &&
-  ((error.code === 'RPC_ERROR' && (error.context as { rpcCode?: number }).rpcCode === -32016) ||
-    (error.code === 'NO_ENDPOINT' && (error.context as { minHead?: string }).minHead !== undefined));
+  (isTransportError(error) && error.code === 'RPC_ERROR' && (error.context as { rpcCode?: number }).rpcCode === -32016) || unreachedHeadOf(error) !== undefined;
 
 /** What a session needs of its pool: a requester that says which endpoint answered, for expiry proofs. */
 type SessionPool = RpcRequester & Required<Pick<RpcRequester, 'requestWithOrigin' | 'classifyMethod' | 'trustedHead'>>;
@@ -50,6 +54,8 @@ export interface SessionHost {
   readonly retryEmpty: ReadonlySet<string>;
   /** About one block, in ms: the pace of asking again (Solana's slot wait is {@link SLOT_WAIT_MS}). */
   readonly blockTimeMs: number;
+  /** Asks the endpoints serving `method` that are not known at `minHead` for their heads; resolves whether one is now. */
+  askHeads(method: string, minHead: bigint, timeoutMs: number, signal: AbortSignal | undefined): Promise<boolean>;
 }
 
 const NOTHING_SEEN = new SeenItems();
@@ -124,27 +130,35 @@ export class PoolSession implements RpcRequester, SessionFacts {
   }
 
   /**
-   * Every endpoint asked was behind the floor, or none is known to have reached it: ask again
-   * a block later, until one has or the call's time is up — a timer of this call only, never
-   * of the session.
+   * Every endpoint asked was behind the floor, or none is known to have reached it. The heads
+   * the pool knows may just be old: the endpoints behind are asked for theirs, and when one
+   * has reached it the read goes again at once; else a block later, until the call's time is
+   * up — timers of this call only, never of the session.
    */
   async #untilReached(method: string, params: readonly unknown[], options: SessionRequestOptions, startedMs: number, error: unknown): Promise<unknown> {
     const { clock } = this.#host;
-    const waitMs = this.#waitMs(method);
     const deadlineMs = startedMs + this.#host.timeoutMsOf(method, options);
     let last = error;
     while (isBelowFloor(last)) {
-      const leftMs = deadlineMs - clock.now() - waitMs;
-      if (leftMs <= 0) break;
-      await sleep(clock, waitMs, options.signal);
+      if (!(await this.#reachedOrWaited(method, unreachedHeadOf(last), deadlineMs, options.signal))) break;
       try {
-        const result = await this.#pool.request(method, this.#withFloor(method, params, options), { ...this.#atFloor(method, params, options), timeoutMs: leftMs });
+        const result = await this.#pool.request(method, this.#withFloor(method, params, options), { ...this.#atFloor(method, params, options), timeoutMs: deadlineMs - clock.now() });
         return this.#took(method, params, result);
       } catch (next) {
         last = next;
       }
     }
     throw last;
+  }
+
+  /** Asks the endpoints behind `minHead` for their heads (when the pool's refusal named one); when none has reached it, waits a block. False: no time left to ask again. */
+  async #reachedOrWaited(method: string, minHead: bigint | undefined, deadlineMs: number, signal: AbortSignal | undefined): Promise<boolean> {
+    const { clock } = this.#host;
+    if (minHead !== undefined && (await this.#host.askHeads(method, minHead, deadlineMs - clock.now(), signal))) return clock.now() < deadlineMs;
+    const waitMs = this.#waitMs(method);
+    if (deadlineMs - clock.now() - waitMs <= 0) return false;
+    await sleep(clock, waitMs, signal);
+    return true;
   }
 
   /**
@@ -155,14 +169,13 @@ export class PoolSession implements RpcRequester, SessionFacts {
    */
   async #readExisting(method: string, params: readonly unknown[], options: SessionRequestOptions, proven: ProvenData, startedMs: number, empty: unknown): Promise<unknown> {
     const { clock } = this.#host;
-    const waitMs = this.#waitMs(method);
     const deadlineMs = startedMs + this.#host.timeoutMsOf(method, options);
     const emptyFrom: string[] = [];
     let last = empty;
     for (;;) {
       const timeoutMs = deadlineMs - clock.now();
+      if (timeoutMs <= 0) return last;
       try {
-        if (timeoutMs <= 0) return last;
         const asked = { ...options, timeoutMs, minHead: proven.at, excludeOperators: emptyFrom };
         const answer = await this.#pool.requestWithOrigin(method, this.#withFloor(method, params, options), asked);
         const result = this.#took(method, params, answer.value);
@@ -174,10 +187,12 @@ export class PoolSession implements RpcRequester, SessionFacts {
         // Every operator at the data's head answered empty, or none has reached it: a block later, if there is time.
         if (!isTransportError(error) || error.code === 'ABORTED' || error.code === 'POOL_CLOSED') throw error;
         // Asking again was extra: an error of its own leaves the first answer standing.
-        if ((error.code !== 'NO_ENDPOINT' && !isBelowFloor(error)) || clock.now() + waitMs >= deadlineMs) return last;
+        if (error.code !== 'NO_ENDPOINT' && !isBelowFloor(error)) return last;
+        // Every operator at the data's head answered empty (start over), or none has reached it yet.
+        const unreached = emptyFrom.length === 0 ? unreachedHeadOf(error) : undefined;
+        emptyFrom.length = 0;
+        if (!(await this.#reachedOrWaited(method, unreached, deadlineMs, options.signal))) return last;
       }
-      emptyFrom.length = 0;
-      await sleep(clock, waitMs, options.signal);
     }
   }
 

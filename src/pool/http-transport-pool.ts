@@ -1,5 +1,6 @@
 import { PoolSession, type SessionHost } from '../consistency/session.js';
 import { sessionHostOf } from '../consistency/session-host.js';
+import { sessionPartsOf } from './session-parts.js';
 import type { HttpRequestPermit } from '../admission/permit.js';
 import type { PoolEventListener, PoolEventName } from '../api/events.js';
 import type { HeadKind, OriginatedAnswer, OriginRequestOptions, RequestOptions, RpcRequester } from '../api/request-options.js';
@@ -55,7 +56,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
    * adapters). Costs no timer and no socket; drop it when done.
    */
   session(): PoolSession {
-    return new PoolSession(this, (this.#sessionHost ??= sessionHostOf(this.#parts, this.#options)));
+    return new PoolSession(this, (this.#sessionHost ??= sessionHostOf(sessionPartsOf(this.#parts), this.#options)));
   }
 
   /** The highest head (Solana slot, EVM block) that two operators' endpoints reported; undefined until two have. */
