@@ -110,6 +110,21 @@ describe('an EVM session: reads at or past its floor', () => {
     await t.pool.close();
   });
 
+  it('a receipt raises the known head of the node that served it: the next read at the floor goes there without asking for heads', async () => {
+    let head = 10;
+    const t = pool({ a: { head: () => head }, b: { head: () => head }, c: { head: () => head } });
+    await warmHeads(t);
+    head = 12;
+    const session = t.pool.session();
+    expect(await session.request('eth_getTransactionReceipt', [TX])).not.toBeNull();
+    const servedBy = t.executor.received.at(-1)!.endpointId;
+    expect(t.pool.snapshot().endpoints.find((e) => e.endpointId === servedBy)!.head?.value).toBe(12n);
+    const from = t.executor.received.length;
+    expect(await session.request('eth_getBalance', [ADDRESS])).toBe(hex(12));
+    expect(sentSince(t, from)).toEqual([`${servedBy}:eth_getBalance`]);
+    await t.pool.close();
+  });
+
   it('reads the floor does not constrain (an old block) stay balanced over every node, the one behind too', async () => {
     const t = pool({ a: { head: () => 12 }, b: { head: () => 12 }, c: { head: () => 10 } });
     await warmHeads(t);
