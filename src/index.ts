@@ -9,6 +9,7 @@ export { HttpTransportPool, type AcquireOptions } from './pool/http-transport-po
 export { HttpRequestPermit } from './admission/permit.js';
 export type { ConsensusOptions, HeadKind, OriginatedAnswer, OriginRequestOptions, RequestOptions, RpcRequester } from './api/request-options.js';
 export { PoolSession, type SessionRequestOptions } from './consistency/session.js';
+export { PinnedOperation, type PinOptions } from './consistency/pinned-operation.js';
 export type { BatchCall, BatchItemResult, BatchOptions, MicroBatchSettings } from './batch/types.js';
 export type { PoolSnapshot, RoleSnapshot, EndpointSnapshot, KindSnapshot } from './pool/snapshot.js';
 export type { CacheSnapshot } from './cache/cache-snapshot.js';
@@ -75,6 +76,7 @@ export type {
   RoleSettings,
   LearnedRateOptions,
   RetrySettings,
+  RetryEmptySettings,
   ConcentrationSettings,
   MethodClassification,
   MethodSettings,

@@ -49,6 +49,7 @@ import { PoolHealth } from '../parts/pool-health.js';
 import { rateAutopilotReporter } from '../parts/rate-autopilot.js';
 import { createOriginRequests, type OriginRequests } from '../parts/origin-requests.js';
 import { createSettledHashes } from '../parts/settled-hashes.js';
+import { endpointsBelowHead } from '../parts/head-floor.js';
 import { PoolSubscriptions, wsUrlsOf } from '../parts/subscriptions.js';
 import { createBatchSizes, runBatch, type BatchSizes } from '../pipeline/batch-request.js';
 import { askEndpoint } from '../pipeline/exchange.js';
@@ -225,6 +226,7 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
         const group = groups.get(kind);
         return group === undefined ? undefined : endpointHealth.avoidFor(read, group.roles);
       },
+      belowHead: (kind, minHead) => endpointsBelowHead(groups.get(kind)?.roles ?? [], minHead, (index) => endpointHealth.headOf(index, clock.now())?.value),
       onAnswer:
         settled === undefined
           ? (role, method, params, historical, outcome) => endpointHealth.onAnswer(role, method, params, historical, outcome)
