@@ -8,8 +8,7 @@ import type { PoolFleet } from '../fleet/types.js';
 import type { HttpExecutor } from '../http/executor.js';
 import type { PoolLogger } from '../logging/pool-logger.js';
 import type { MicroBatchSettings } from '../batch/types.js';
-import type { RequestKind } from '../retry/causes.js';
-import type { MethodClassification } from '../jsonrpc/method-table.js';
+import type { RequestKind, RetryClass } from '../retry/causes.js';
 import type { SubscriptionSettings } from '../subscriptions/types.js';
 
 /** Bounds and start of a learned rate (`requestsPerSecond: { auto: … }`), in requests per second. */
