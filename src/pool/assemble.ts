@@ -189,6 +189,8 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
     random,
     maxOperatorShare,
     redact,
+    // `path` is built below; a backfill runs only after a subscription rebinds.
+    request: (method, params, requestOptions) => path.request(method, params, requestOptions),
     options,
   });
 

@@ -17,8 +17,8 @@ import { EndpointStates, type EndpointStanding, type EndpointState, type Subscri
 import { selectEndpoint } from './selection.js';
 import type { ResolvedSubscriptionSettings } from './settings.js';
 import type { SocketFactory, SocketFailure } from './socket.js';
-
 export type { EndpointStanding, SubscriptionEndpointSnapshot, WsEndpoint } from './endpoint-states.js';
+import { backfillSetupOf, type BackfillRequest } from './backfill.js';
 import { streamProfileOf } from './stream-profile.js';
 import { ManagedSubscription, type SubscriptionOwner } from './subscription.js';
 import type { RebindReason, SubscribeOptions, Subscription, SubscriptionEvent } from './types.js';
@@ -37,6 +37,7 @@ export interface SubscriptionHost {
   loadSocketFactory(): Promise<SocketFactory | undefined>;
   /** One more resubscribe to `endpointId` now, metered by its role's limits (takes or reserves a token). */
   meterResubscribe(endpointId: string, nowMs: number): MeterDecision;
+  readonly request: BackfillRequest;
 }
 
 export class SubscriptionManager implements SubscriptionOwner {
@@ -90,6 +91,7 @@ export class SubscriptionManager implements SubscriptionOwner {
       overflow: options.overflow ?? this.#settings.overflow,
       expectedIntervalMs: options.expectedIntervalMs,
       silence: this.#settings.silence,
+      backfill: backfillSetupOf(method, params, options.backfill, this.#settings.backfill, this.#host.request),
     });
     this.#subscriptions.add(sub);
     if (signal !== undefined) {
@@ -105,9 +107,7 @@ export class SubscriptionManager implements SubscriptionOwner {
 
   /** Rebinds every subscription on `endpointId` elsewhere (reputation bench, wrong chain, lag). */
   leaveRotation(endpointId: string): void {
-    const state = this.#endpoints.get(endpointId);
-    if (state === undefined) return;
-    for (const connection of [...state.connections]) connection.kill('left-rotation');
+    for (const connection of [...(this.#endpoints.get(endpointId)?.connections ?? [])]) connection.kill('left-rotation');
   }
 
   async close(subscription: ManagedSubscription): Promise<void> {
@@ -253,8 +253,8 @@ export class SubscriptionManager implements SubscriptionOwner {
     if (!this.#members.bind(sub, connection, state, serverId, nowMs)) return false;
     if (rebind !== undefined) {
       this.emit({ atMs: nowMs, phase: 'rebound', method: sub.method, subscriptionId: sub.id, endpointId: state.endpoint.id, fromEndpointId: rebind.from, reason: rebind.reason });
-      sub.pushRebind(rebind.from, rebind.reason, nowMs);
-    }
+      sub.rebound(rebind.from, rebind.reason, nowMs);
+    } else sub.started();
     return true;
   }
 

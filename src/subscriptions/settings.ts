@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import type { BackoffSettings } from '../retry/backoff.js';
 import type { SilenceSettings } from './silence.js';
 import type { SocketFactory } from './socket.js';
-import type { OverflowPolicy, SubscriptionSettings } from './types.js';
+import type { BackfillOption, OverflowPolicy, SubscriptionSettings } from './types.js';
 
 export interface ResolvedSubscriptionSettings {
   readonly deriveWsUrl: boolean;
@@ -19,11 +19,33 @@ export interface ResolvedSubscriptionSettings {
   readonly backoff: BackoffSettings;
   readonly idleSocketMs: number;
   readonly socketFactory: SocketFactory | undefined;
+  /** Undefined: no backfill. */
+  readonly backfill: ResolvedBackfill | undefined;
+}
+
+export interface ResolvedBackfill {
+  readonly maxBlocks: number;
+  readonly maxMs: number;
+}
+
+const DEFAULT_BACKFILL: ResolvedBackfill = { maxBlocks: 128, maxMs: 10_000 };
+
+/** `backfill` of the pool or of one `subscribe()` call, over the pool's (`base`). */
+export function resolveBackfill(option: BackfillOption | undefined, base: ResolvedBackfill | undefined): ResolvedBackfill | undefined {
+  if (option === undefined) return base;
+  if (option === false) return undefined;
+  const fallback = base ?? DEFAULT_BACKFILL;
+  return { maxBlocks: option.maxBlocks ?? fallback.maxBlocks, maxMs: option.maxMs ?? fallback.maxMs };
 }
 
 const positive = () => z.number({ error: 'must be a number' }).check(z.positive('must be > 0'));
 const nonNegative = () => z.number({ error: 'must be a number' }).check(z.nonnegative('must be >= 0'));
 const positiveInt = () => z.number({ error: 'must be a number' }).check(z.int('must be an integer'), z.positive('must be > 0'));
+
+/** `backfill`: `false` or its bounds. */
+export const backfillSchema = z.union([z.literal(false), z.strictObject({ maxBlocks: z.optional(positiveInt()), maxMs: z.optional(positive()) })], {
+  error: 'must be false or { maxBlocks?, maxMs? }',
+});
 
 /** Pool option `subscriptions`, checked with the rest of the config. */
 export const subscriptionSettingsSchema = z
@@ -44,6 +66,7 @@ export const subscriptionSettingsSchema = z
     maxBackoffMs: z.optional(nonNegative()),
     idleSocketMs: z.optional(nonNegative()),
     socketFactory: z.optional(z.custom<SocketFactory>((value) => typeof value === 'function', { message: 'must be a function' })),
+    backfill: z.optional(backfillSchema),
   })
   .check(
     z.refine((v) => v.initialBackoffMs === undefined || v.maxBackoffMs === undefined || v.maxBackoffMs >= v.initialBackoffMs, {
@@ -87,6 +110,7 @@ export function resolveSubscriptionSettings(options: SubscriptionSettings | unde
     backoff: { initialBackoffMs: o.initialBackoffMs ?? 250, maxBackoffMs: Math.max(o.maxBackoffMs ?? 10_000, o.initialBackoffMs ?? 250) },
     idleSocketMs: o.idleSocketMs ?? 1_000,
     socketFactory: o.socketFactory,
+    backfill: resolveBackfill(o.backfill, DEFAULT_BACKFILL),
   };
 }
 

@@ -3,12 +3,17 @@
  * gap tracking across every socket it lives on, and the watchdog's view of its stream.
  */
 import { TransportError } from '../errors/transport-error.js';
+import type { BackfillSetup, BackfillStep } from './backfill.js';
+import { BackfillDriver, type BackfillTarget } from './backfill-driver.js';
 import type { Connection, ConnectionMember } from './connection.js';
 import { ItemBuffer } from './item-buffer.js';
 import { allowedSilenceMs, IntervalLearner, type SilenceSettings } from './silence.js';
 import { StreamTracker } from './stream-order.js';
 import type { StreamProfile } from './stream-profile.js';
-import type { OverflowPolicy, RebindReason, Subscription, SubscriptionEvent, SubscriptionItem } from './types.js';
+import type { GapItem, GapReason, OverflowPolicy, RebindReason, Subscription, SubscriptionEvent, SubscriptionItem } from './types.js';
+
+const BACKFILLED = { backfilled: true } as const;
+const REORGED = { backfilled: true, reorged: true } as const;
 
 /** What a subscription needs from its manager. */
 export interface SubscriptionOwner {
@@ -32,11 +37,13 @@ export interface ManagedSubscriptionOptions {
   readonly overflow: OverflowPolicy;
   readonly expectedIntervalMs: number | undefined;
   readonly silence: SilenceSettings;
+  /** Backfill after a rebind; undefined: none (the stream has no strategy, or `backfill: false`). */
+  readonly backfill?: BackfillSetup | undefined;
 }
 
 export type PlacementState = 'placing' | 'live' | 'closed';
 
-export class ManagedSubscription implements Subscription, ConnectionMember {
+export class ManagedSubscription implements Subscription, ConnectionMember, BackfillTarget {
   readonly id: number;
   readonly method: string;
   readonly params: readonly unknown[];
@@ -70,6 +77,7 @@ export class ManagedSubscription implements Subscription, ConnectionMember {
   readonly #learner: IntervalLearner | undefined;
   readonly #expectedIntervalMs: number | undefined;
   readonly #silence: SilenceSettings;
+  readonly #backfill: BackfillDriver | undefined;
   #allowedMs: number | undefined;
 
   constructor(owner: SubscriptionOwner, options: ManagedSubscriptionOptions) {
@@ -84,6 +92,7 @@ export class ManagedSubscription implements Subscription, ConnectionMember {
     const ticks = options.profile.ticks || options.expectedIntervalMs !== undefined;
     this.#learner = ticks && this.#expectedIntervalMs === undefined ? new IntervalLearner() : undefined;
     this.#allowedMs = ticks ? allowedSilenceMs(this.#expectedIntervalMs, this.#silence) : undefined;
+    this.#backfill = options.backfill && new BackfillDriver({ ...options.backfill, holdLimit: options.bufferSize }, this);
     this.#buffer = new ItemBuffer<SubscriptionItem>(
       options.bufferSize,
       options.bufferBytes,
@@ -102,6 +111,10 @@ export class ManagedSubscription implements Subscription, ConnectionMember {
     );
   }
 
+  now(): number {
+    return this.#owner.now();
+  }
+
   get closed(): boolean {
     return this.state === 'closed';
   }
@@ -113,6 +126,7 @@ export class ManagedSubscription implements Subscription, ConnectionMember {
   /** Marks it closed for good (the manager's bookkeeping is done) and releases every wait on it. */
   markClosed(): void {
     this.state = 'closed';
+    this.#backfill?.close();
     this.wake?.();
     for (const waiter of [...this.#closeWaiters]) waiter();
     this.#closeWaiters.clear();
@@ -127,20 +141,66 @@ export class ManagedSubscription implements Subscription, ConnectionMember {
   /** A notification from the socket it is live on, that came in a frame of `frameBytes`. */
   notify(result: unknown, nowMs: number, frameBytes = 0): void {
     if (this.state !== 'live') return;
-    const decision = this.#tracker.decide(result);
-    if (!decision.deliver) return;
-    if (this.#allowedMs !== undefined || this.#learner !== undefined) this.#ticked(nowMs);
+    if (this.#backfill?.holding) {
+      // Held unread while a fill runs: it still shows the socket is alive.
+      this.#tick(nowMs);
+      this.#backfill.hold(result, nowMs, frameBytes);
+    } else this.#deliver(result, nowMs, frameBytes, undefined, true);
+  }
+
+  deliverLive(result: unknown, nowMs: number, frameBytes: number): void {
+    this.#deliver(result, nowMs, frameBytes, undefined, false);
+  }
+
+  deliverStep(step: BackfillStep, atMs: number): boolean {
     const endpointId = this.endpointId;
-    if (decision.gap !== undefined) {
-      const { from, to } = decision.gap;
-      this.#owner.emit({ atMs: nowMs, phase: 'gap', method: this.method, subscriptionId: this.id, endpointId, from, to });
-      if (!this.#push({ kind: 'gap', from, to, atMs: nowMs, endpointId })) return;
+    switch (step.kind) {
+      case 'notification':
+        return this.#deliver(step.value, atMs, 0, step.reorged ? REORGED : BACKFILLED, false);
+      case 'gap':
+        return this.#pushGap(step.from, step.to, atMs, step.reason);
+      case 'resync':
+        // The per-account slots move to the state read: older live notifications are dropped.
+        for (const value of step.values) this.#tracker.decide(value);
+        return this.#push({ kind: 'resync', values: step.values, atMs, endpointId });
     }
-    if (!this.#push({ kind: 'notification', value: result, atMs: nowMs, endpointId }, frameBytes)) return;
+  }
+
+  resumeAfter(n: bigint, key: string): void {
+    this.#tracker.resumeAfter(n, key);
+  }
+
+  /** Live for the first time (the manager's bind). */
+  started(): void {
+    this.#backfill?.started();
+  }
+
+  /** Live again after a rebind (from `fromEndpointId`): a `rebind` item, then the backfill. */
+  rebound(fromEndpointId: string, reason: RebindReason, nowMs: number): void {
+    this.#push({ kind: 'rebind', fromEndpointId, reason, atMs: nowMs, endpointId: this.endpointId });
+    this.#backfill?.rebound();
+  }
+
+  /** Delivers `result` through the stream's order and dedup; false when the subscription ended. */
+  #deliver(result: unknown, nowMs: number, frameBytes: number, flags: typeof BACKFILLED | undefined, tick: boolean): boolean {
+    const decision = this.#tracker.decide(result);
+    if (!decision.deliver) return true;
+    if (tick) this.#tick(nowMs);
+    if (decision.gap !== undefined && !this.#pushGap(decision.gap.from, decision.gap.to, nowMs, undefined)) return false;
+    if (!this.#push({ kind: 'notification', value: result, atMs: nowMs, endpointId: this.endpointId, ...flags }, frameBytes)) return false;
+    this.#backfill?.observe(result);
     if (this.profile.once) {
       this.#buffer.end(true);
       this.#owner.complete(this);
     }
+    return true;
+  }
+
+  #pushGap(from: bigint, to: bigint, atMs: number, reason: GapReason | undefined): boolean {
+    const endpointId = this.endpointId;
+    this.#owner.emit({ atMs, phase: 'gap', method: this.method, subscriptionId: this.id, endpointId, from, to });
+    const gap: GapItem = { kind: 'gap', from, to, atMs, endpointId, ...(reason === undefined ? {} : { reason }), ...this.#backfill?.gapFields(from, to) };
+    return this.#push(gap);
   }
 
   /** Now live on `endpointId` (again): the watchdog counts silence from here. */
@@ -149,10 +209,6 @@ export class ManagedSubscription implements Subscription, ConnectionMember {
     this.endpointId = endpointId;
     this.lastTickMs = nowMs;
     this.refusals = 0;
-  }
-
-  pushRebind(fromEndpointId: string, reason: RebindReason, nowMs: number): void {
-    this.#push({ kind: 'rebind', fromEndpointId, reason, atMs: nowMs, endpointId: this.endpointId });
   }
 
   /** Ends the iterator (buffered items dropped). */
@@ -184,6 +240,10 @@ export class ManagedSubscription implements Subscription, ConnectionMember {
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
+  }
+
+  #tick(nowMs: number): void {
+    if (this.#allowedMs !== undefined || this.#learner !== undefined) this.#ticked(nowMs);
   }
 
   #ticked(nowMs: number): void {
