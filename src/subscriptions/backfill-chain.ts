@@ -6,7 +6,7 @@
  * (a reorg, an endpoint on another fork) is a block read by hash, one after the other.
  */
 import { isTransportError } from '../errors/transport-error.js';
-import type { BackfillContext } from './backfill.js';
+import type { BackfillContext } from './backfill-types.js';
 import type { GapReason } from './types.js';
 
 /** The fields of a block a fill reads; `raw` is the node's object. */

@@ -5,7 +5,7 @@
  * after it. Holding is bounded: a fill slower than the stream gives up (live delivery goes
  * on, the stream's own gap detection reports what is missing).
  */
-import type { BackfillContext, BackfillFill, BackfillSetup, BackfillStep } from './backfill.js';
+import type { BackfillContext, BackfillFill, BackfillSetup, BackfillStep } from './backfill-types.js';
 import type { GapItem } from './types.js';
 
 /** What the driver needs from its subscription. */

@@ -3,7 +3,7 @@
  * the last block delivered, and delivered in order before the live heads; blocks that
  * replace delivered ones (a reorg across the outage) come flagged `reorged`.
  */
-import type { Backfill, BackfillContext, BackfillFill, BackfillStep } from './backfill.js';
+import type { Backfill, BackfillContext, BackfillFill, BackfillStep } from './backfill-types.js';
 import { chainBlockOf, KnownHashes, latestBlock, reasonOf, walkChain, type ChainBlock } from './backfill-chain.js';
 import type { ResolvedBackfill } from './settings.js';
 import type { GapReason } from './types.js';

@@ -7,7 +7,7 @@
  * node does; then the missed logs, in block order. Duplicates of live logs are dropped by
  * the stream's identity dedup.
  */
-import type { Backfill, BackfillContext, BackfillFill, BackfillStep } from './backfill.js';
+import type { Backfill, BackfillContext, BackfillFill, BackfillStep } from './backfill-types.js';
 import { KnownHashes, latestBlock, reasonOf, walkChain } from './backfill-chain.js';
 import type { ResolvedBackfill } from './settings.js';
 

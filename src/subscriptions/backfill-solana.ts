@@ -5,7 +5,7 @@
  * `resync` item in the notifications' shape. Slots are not all blocks: a `gap` of slots
  * stays a gap, with `blocks()` to list those that have one.
  */
-import type { Backfill, BackfillFill, BackfillRequest } from './backfill.js';
+import type { Backfill, BackfillFill, BackfillRequest } from './backfill-types.js';
 import type { Seq } from './stream-profile.js';
 
 const record = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {});

@@ -3,7 +3,7 @@
  * gap tracking across every socket it lives on, and the watchdog's view of its stream.
  */
 import { TransportError } from '../errors/transport-error.js';
-import type { BackfillSetup, BackfillStep } from './backfill.js';
+import type { BackfillSetup, BackfillStep } from './backfill-types.js';
 import { BackfillDriver, type BackfillTarget } from './backfill-driver.js';
 import type { Connection, ConnectionMember } from './connection.js';
 import { ItemBuffer } from './item-buffer.js';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSeededRandom, HttpTransportPool, type HttpTransportPoolOptions } from '../../src/index.js';
-import { createEvmClient, type EvmHead, type EvmLog } from '../../src/evm/index.js';
+import { createEvmClient, type EvmHead } from '../../src/evm/index.js';
 import type { SubscriptionItem } from '../../src/subscriptions/types.js';
 import { startAnvil, type AnvilInstance } from '../helpers/anvil.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
@@ -133,7 +133,15 @@ const EMITTED = `0x${'ab'.repeat(32)}`;
 const EMITTER_CODE = `0x43600052` + `7f${EMITTED.slice(2)}` + `60206000a100`;
 const DEV_ACCOUNT = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 
-const logKey = (log: { blockHash: string; logIndex: number | string }) => `${log.blockHash}:${Number(log.logIndex)}`;
+/** The fields of a log these tests compare. */
+interface EvmLog {
+  readonly blockHash: string;
+  readonly blockNumber: bigint;
+  readonly logIndex: number;
+  readonly transactionHash: string;
+  readonly removed: boolean;
+}
+const logKey = (log: { readonly blockHash: string; readonly logIndex: number | string }) => `${log.blockHash}:${Number(log.logIndex)}`;
 
 describe('logs backfill on a real node', () => {
   it('the logs subscribed equal one eth_getLogs over the range afterwards, across a rebind and across a reorg (removed: true items)', async () => {
