@@ -33,7 +33,7 @@ function badSubscribeInput(method: unknown, params: unknown, options: SubscribeO
     if (value !== undefined && !(Number.isInteger(value) && value > 0)) return invalid(field, `${field} must be an integer > 0`);
   }
   const backfill = options.backfill === undefined ? undefined : backfillSchema.safeParse(options.backfill);
-  if (backfill?.success === false) return invalid('backfill', 'backfill must be false or { maxBlocks?: integer > 0, maxMs?: number > 0 }');
+  if (backfill?.success === false) return invalid('backfill', 'backfill must be a boolean or { maxBlocks?: integer > 0, maxMs?: number > 0 }');
   return undefined;
 }
 

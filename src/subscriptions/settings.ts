@@ -35,6 +35,7 @@ export function resolveBackfill(option: BackfillOption | undefined, base: Resolv
   if (option === undefined) return base;
   if (option === false) return undefined;
   const fallback = base ?? DEFAULT_BACKFILL;
+  if (option === true) return fallback;
   return { maxBlocks: option.maxBlocks ?? fallback.maxBlocks, maxMs: option.maxMs ?? fallback.maxMs };
 }
 
@@ -42,9 +43,9 @@ const positive = () => z.number({ error: 'must be a number' }).check(z.positive(
 const nonNegative = () => z.number({ error: 'must be a number' }).check(z.nonnegative('must be >= 0'));
 const positiveInt = () => z.number({ error: 'must be a number' }).check(z.int('must be an integer'), z.positive('must be > 0'));
 
-/** `backfill`: `false` or its bounds. */
-export const backfillSchema = z.union([z.literal(false), z.strictObject({ maxBlocks: z.optional(positiveInt()), maxMs: z.optional(positive()) })], {
-  error: 'must be false or { maxBlocks?, maxMs? }',
+/** `backfill`: on or off, or its bounds. */
+export const backfillSchema = z.union([z.boolean(), z.strictObject({ maxBlocks: z.optional(positiveInt()), maxMs: z.optional(positive()) })], {
+  error: 'must be a boolean or { maxBlocks?, maxMs? }',
 });
 
 /** Pool option `subscriptions`, checked with the rest of the config. */

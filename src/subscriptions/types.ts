@@ -104,9 +104,10 @@ export interface SubscribeOptions {
  * notifications resume: `newHeads` every missed block, `logs` the missed blocks' logs (by
  * block hash, `removed: true` for blocks a reorg undid), accounts and programs one
  * `resync`. Past `maxBlocks` blocks or `maxMs` the fill stops and a `gap` item says what it
- * left. `false`: no backfill (a `gap` for skipped numbers, nothing for the rest).
+ * left. `true`: on, with the pool's bounds (or the defaults where the pool's is off).
+ * `false`: no backfill (a `gap` for skipped numbers, nothing for the rest).
  */
-export type BackfillOption = false | BackfillBounds;
+export type BackfillOption = boolean | BackfillBounds;
 
 export interface BackfillBounds {
   /** Blocks read at most per rebind (missed ones, and reorged ones below them). @default 128 */

@@ -88,6 +88,15 @@ describe('account and program streams after a rebind', () => {
   });
 });
 
+describe('bad backfill option', () => {
+  it('a subscribe call with a bad backfill is INVALID_INPUT, and no socket is opened', async () => {
+    const { a, b, pool } = await primaryAndBackup([]);
+    await expect(pool.subscribe('slotSubscribe', [], { backfill: { maxMs: -1 } })).rejects.toMatchObject({ code: 'INVALID_INPUT', context: { field: 'backfill' } });
+    await expect(pool.subscribe('slotSubscribe', [], { backfill: 'yes' as never })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    expect(a.ws!.upgrades + b.ws!.upgrades).toBe(0);
+  });
+});
+
 describe('slot streams after a rebind', () => {
   it('the slots missed are one gap item; its blocks() lists the slots in it that hold a block (getBlocks through the pool)', async () => {
     const { a, b, pool } = await primaryAndBackup([resultFixture('solana', 'getBlocks', [1003, 1005], [1003, 1005])]);
