@@ -6,7 +6,7 @@
  * on, the stream's own gap detection reports what is missing).
  */
 import type { BackfillContext, BackfillFill, BackfillSetup, BackfillStep } from './backfill-types.js';
-import type { GapItem } from './types.js';
+import type { GapItem, GapReason } from './types.js';
 
 /** What the driver needs from its subscription. */
 export interface BackfillTarget {
@@ -18,6 +18,8 @@ export interface BackfillTarget {
   deliverLive(value: unknown, atMs: number, frameBytes: number): void;
   /** Ordered streams: delivery goes on after number `n` with block hash `key`. */
   resumeAfter(n: bigint, key: string): void;
+  /** Ordered streams: the next gap found is one a fill did not fill, for `reason`. */
+  unfilled(reason: GapReason): void;
 }
 
 export interface BackfillParts extends BackfillSetup {
@@ -56,6 +58,7 @@ export class BackfillDriver {
     held.push({ value, atMs, bytes });
     if (held.length > this.#parts.holdLimit) {
       this.#generation++;
+      this.#target.unfilled('failed');
       this.#release();
     }
   }
@@ -98,15 +101,16 @@ export class BackfillDriver {
       this.#again = false;
       const held = this.#held!.map((h) => h.value);
       // A fill that failed outright delivers nothing: live delivery resumes, its gap detection reports what is missing.
-      const fill = await this.#parts.strategy.fill!(held, this.#context()).catch(() => undefined);
+      const fill = await this.#parts.strategy.fill!(held, this.#context()).catch((): BackfillFill => ({ steps: [], unfilled: 'failed' }));
       if (generation !== this.#generation || this.#target.closed) return;
-      if (fill !== undefined && !this.#deliver(fill)) return;
+      if (!this.#deliver(fill)) return;
     } while (this.#again);
     this.#release();
   }
 
   #deliver(fill: BackfillFill): boolean {
     if (fill.resumeAfter !== undefined) this.#target.resumeAfter(fill.resumeAfter.n, fill.resumeAfter.key);
+    if (fill.unfilled !== undefined) this.#target.unfilled(fill.unfilled);
     const atMs = this.#target.now();
     for (const step of fill.steps) if (!this.#target.deliverStep(step, atMs)) return false;
     return true;

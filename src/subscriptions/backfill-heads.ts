@@ -40,9 +40,9 @@ async function fillHeads(known: KnownHashes, firstLive: ChainBlock | undefined, 
     // Down from the first live head's parent (one chain with what follows), else from the head now.
     top = firstLive === undefined ? await latestBlock(context) : chainBlockOf(await context.request('eth_getBlockByHash', [firstLive.parentHash, false]));
   } catch (error) {
-    return firstLive === undefined ? { steps: [] } : unfilledUpTo(last, firstLive, reasonOf(error, context));
+    return firstLive === undefined ? { steps: [], unfilled: reasonOf(error, context) } : unfilledUpTo(last, firstLive, reasonOf(error, context));
   }
-  if (top === undefined) return firstLive === undefined ? { steps: [] } : unfilledUpTo(last, firstLive, 'failed');
+  if (top === undefined) return firstLive === undefined ? { steps: [], unfilled: 'failed' } : unfilledUpTo(last, firstLive, 'failed');
   // The endpoints answering over HTTP are not past what was delivered (and on the same chain).
   if (top.number <= last && known.get(top.number) === top.hash) return { steps: [] };
   const walk = await walkChain(top, known, context);

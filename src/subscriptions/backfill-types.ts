@@ -23,6 +23,8 @@ export interface BackfillFill {
   readonly steps: readonly BackfillStep[];
   /** Ordered streams: the number (and block hash) the filled notifications follow, so they are delivered in order even below what was delivered (a reorg). */
   readonly resumeAfter?: { readonly n: bigint; readonly key: string };
+  /** Ordered streams: the fill could not even tell the range (the head unread); the next gap the stream finds carries this reason. */
+  readonly unfilled?: GapReason;
 }
 
 /** The strategy of one stream. */

@@ -78,6 +78,8 @@ export class ManagedSubscription implements Subscription, ConnectionMember, Back
   readonly #expectedIntervalMs: number | undefined;
   readonly #silence: SilenceSettings;
   readonly #backfill: BackfillDriver | undefined;
+  /** Why the last fill left numbers unread, until the gap they make is delivered. */
+  #unfilled: GapReason | undefined;
   #allowedMs: number | undefined;
 
   constructor(owner: SubscriptionOwner, options: ManagedSubscriptionOptions) {
@@ -170,6 +172,10 @@ export class ManagedSubscription implements Subscription, ConnectionMember, Back
     this.#tracker.resumeAfter(n, key);
   }
 
+  unfilled(reason: GapReason): void {
+    this.#unfilled = reason;
+  }
+
   /** Live for the first time (the manager's bind). */
   started(): void {
     this.#backfill?.started();
@@ -186,7 +192,10 @@ export class ManagedSubscription implements Subscription, ConnectionMember, Back
     const decision = this.#tracker.decide(result);
     if (!decision.deliver) return true;
     if (tick) this.#tick(nowMs);
-    if (decision.gap !== undefined && !this.#pushGap(decision.gap.from, decision.gap.to, nowMs, undefined)) return false;
+    // A fill's reason holds for the gap right after it only.
+    const reason = this.#unfilled;
+    if (reason !== undefined) this.#unfilled = undefined;
+    if (decision.gap !== undefined && !this.#pushGap(decision.gap.from, decision.gap.to, nowMs, reason)) return false;
     if (!this.#push({ kind: 'notification', value: result, atMs: nowMs, endpointId: this.endpointId, ...flags }, frameBytes)) return false;
     this.#backfill?.observe(result);
     if (this.profile.once) {

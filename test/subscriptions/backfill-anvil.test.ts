@@ -4,8 +4,9 @@ import { createSeededRandom, HttpTransportPool, type HttpTransportPoolOptions } 
 import { createEvmClient, type EvmHead } from '../../src/evm/index.js';
 import type { SubscriptionItem } from '../../src/subscriptions/types.js';
 import { startAnvil, type AnvilInstance } from '../helpers/anvil.js';
+import { closeAllServers, hang, startRpcServer } from '../helpers/loopback.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
-import { describe as describeItems, readUntil } from './helpers.js';
+import { describe as describeItems, readUntil, until } from './helpers.js';
 
 /**
  * Backfill against a real node: one anvil, endpoint `a` reached through a TCP proxy (HTTP and
@@ -20,6 +21,7 @@ afterEach(async () => {
   await Promise.all(pools.splice(0).map((p) => p.close()));
   await Promise.all(proxies.splice(0).map((p) => p.close()));
   await Promise.all(anvils.splice(0).map((a) => a.stop()));
+  await closeAllServers();
 });
 
 async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
@@ -122,6 +124,37 @@ describe('newHeads backfill on a real node', () => {
     expect(filled.map((i) => i.kind)).toEqual(['rebind', 'gap', 'notification', 'notification']);
     expect(filled[1]).toMatchObject({ kind: 'gap', from: 2n, to: 3n, reason: 'max-blocks' });
     expect(numbers(filled)).toEqual([4, 5]);
+    await sub.close();
+  }, 30_000);
+
+  it('past maxMs (every HTTP endpoint hangs): live heads resume, and the gap they leave says max-ms', async () => {
+    const anvil = await startAnvil({ args: ['--no-mining'] });
+    anvils.push(anvil);
+    const proxy = await startTcpProxy(anvil.port);
+    proxies.push(proxy);
+    const hanging = await startRpcServer(hang);
+    const pool = new HttpTransportPool({
+      endpoints: [{ id: 'a', url: hanging.url, wsUrl: proxy.url.replace('http:', 'ws:') }],
+      random: createSeededRandom(7),
+      subscriptions: { initialBackoffMs: 20, maxBackoffMs: 100, backfill: { maxMs: 300 } },
+    });
+    pools.push(pool);
+    const call = (method: string, params: unknown[]) => rpc(anvil.url, method, params);
+    const sub = await createEvmClient(pool).onNewHeads();
+    await call('evm_mine', []);
+    await readUntil(sub, (i) => i.kind === 'notification');
+    await proxy.kill();
+    await call('anvil_mine', ['0x3']);
+    await proxy.revive();
+    await readUntil(sub, (i) => i.kind === 'rebind');
+    await until(() => hanging.count('eth_getBlockByNumber') > 0, 5_000, 'the head asked for');
+    // The fill gave up; the next live head shows what it left.
+    await sleep(400);
+    await call('evm_mine', []);
+    const after = await readUntil(sub, (i) => i.kind === 'notification');
+    expect(after.map((i) => i.kind)).toEqual(['gap', 'notification']);
+    expect(after[0]).toMatchObject({ from: 2n, to: 4n, reason: 'max-ms' });
+    expect(numbers(after)).toEqual([5]);
     await sub.close();
   }, 30_000);
 });
