@@ -63,11 +63,6 @@ export class BackfillDriver {
     }
   }
 
-  /** A notification was delivered. */
-  observe(value: unknown): void {
-    this.#parts.strategy.observe?.(value);
-  }
-
   /** Fields a `gap` item of this stream carries. */
   gapFields(from: bigint, to: bigint): Pick<GapItem, 'blocks'> | undefined {
     return this.#parts.strategy.gapFields?.(from, to);

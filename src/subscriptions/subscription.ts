@@ -78,6 +78,9 @@ export class ManagedSubscription implements Subscription, ConnectionMember, Back
   readonly #expectedIntervalMs: number | undefined;
   readonly #silence: SilenceSettings;
   readonly #backfill: BackfillDriver | undefined;
+  /** The parts of it a notification meets (absent when the stream's strategy has none: no per-notification check of it). */
+  readonly #holds: BackfillDriver | undefined;
+  readonly #observe: ((value: unknown) => void) | undefined;
   /** Why the last fill left numbers unread, until the gap they make is delivered. */
   #unfilled: GapReason | undefined;
   #allowedMs: number | undefined;
@@ -95,6 +98,8 @@ export class ManagedSubscription implements Subscription, ConnectionMember, Back
     this.#learner = ticks && this.#expectedIntervalMs === undefined ? new IntervalLearner() : undefined;
     this.#allowedMs = ticks ? allowedSilenceMs(this.#expectedIntervalMs, this.#silence) : undefined;
     this.#backfill = options.backfill && new BackfillDriver({ ...options.backfill, holdLimit: options.bufferSize }, this);
+    this.#holds = options.backfill?.strategy.fill === undefined ? undefined : this.#backfill;
+    this.#observe = options.backfill?.strategy.observe;
     this.#buffer = new ItemBuffer<SubscriptionItem>(
       options.bufferSize,
       options.bufferBytes,
@@ -143,10 +148,10 @@ export class ManagedSubscription implements Subscription, ConnectionMember, Back
   /** A notification from the socket it is live on, that came in a frame of `frameBytes`. */
   notify(result: unknown, nowMs: number, frameBytes = 0): void {
     if (this.state !== 'live') return;
-    if (this.#backfill?.holding) {
+    if (this.#holds?.holding) {
       // Held unread while a fill runs: it still shows the socket is alive.
       this.#tick(nowMs);
-      this.#backfill.hold(result, nowMs, frameBytes);
+      this.#holds.hold(result, nowMs, frameBytes);
     } else this.#deliver(result, nowMs, frameBytes, undefined, true);
   }
 
@@ -196,8 +201,11 @@ export class ManagedSubscription implements Subscription, ConnectionMember, Back
     const reason = this.#unfilled;
     if (reason !== undefined) this.#unfilled = undefined;
     if (decision.gap !== undefined && !this.#pushGap(decision.gap.from, decision.gap.to, nowMs, reason)) return false;
-    if (!this.#push({ kind: 'notification', value: result, atMs: nowMs, endpointId: this.endpointId, ...flags }, frameBytes)) return false;
-    this.#backfill?.observe(result);
+    const endpointId = this.endpointId;
+    // The live item stays a plain literal (the hot path); only filled ones carry flags.
+    const item: SubscriptionItem = flags === undefined ? { kind: 'notification', value: result, atMs: nowMs, endpointId } : { kind: 'notification', value: result, atMs: nowMs, endpointId, ...flags };
+    if (!this.#push(item, frameBytes)) return false;
+    this.#observe?.(result);
     if (this.profile.once) {
       this.#buffer.end(true);
       this.#owner.complete(this);
