@@ -31,10 +31,11 @@ import { packAndInstall, type PackedPackage } from '../helpers/packed-package.js
  * initial with base58/base64 from @scure/base again (a dependency on purpose, not hand-written;
  * ≈ 1.7 KiB); 82 KiB whole and 73 KiB initial with the read cache (main measured 79.5 / 70.9,
  * over its 78 / 69) and the integrity checks on every answer (`src/integrity/`, +1.9 KiB).; 86 KiB whole and 79 KiB initial with learned
- * rates (issue 30: the learned bucket, its decisions, the provider's rate-limit headers). Exceeding
- * a budget fails this test.
+ * rates (issue 30: the learned bucket, its decisions, the provider's rate-limit headers); 88 KiB
+ * whole with backfill after a rebind (issue 31 §1: in the on-demand manager chunk, 87.7 measured;
+ * the initial load unchanged). Exceeding a budget fails this test.
  */
-const WHOLE_BUDGET_BYTES = 86 * 1024;
+const WHOLE_BUDGET_BYTES = 88 * 1024;
 const GZIP_BUDGET_BYTES = 79 * 1024;
 
 const HOOK_TIMEOUT_MS = 240_000;
