@@ -177,26 +177,11 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
   const permitHost = createPermitHost(reporters, clock, (kind) => admission.drain(kind));
   admission.reportTo(permitHost);
 
-  fleet?.connect({
-    roles,
-    endpoints,
-    events,
-    health,
-    heads: endpointHealth,
-    chainGuard,
-    expectedChain,
-    wake: (kind) => admission.drain(kind),
-  });
+  fleet?.connect({ roles, endpoints, events, health, heads: endpointHealth, chainGuard, expectedChain, wake: (kind) => admission.drain(kind) });
   const subscriptions = new PoolSubscriptions({
-    endpoints,
-    roles,
-    health: endpointHealth,
-    chainGuard,
-    events,
-    clock,
-    random,
-    maxOperatorShare,
-    redact,
+    endpoints, roles, health: endpointHealth, chainGuard, events, clock, random, maxOperatorShare, redact,
+    // `path` is built below; a backfill runs only after a subscription rebinds.
+    request: (method, params, requestOptions) => path.request(method, params, requestOptions),
     options,
   });
 
