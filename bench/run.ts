@@ -67,8 +67,8 @@ await section('everyday', 'Everyday path (issue 26 §2): targets against raw und
       : { durationMs: 350, sequentialMs: 220, warmupMs: 60, rounds: Math.max(9, rounds), budgetMs: 55_000, overheadRounds: 3, overheadCalls: 64_000 },
   ),
 );
-await section('session', 'Sessions (issue 27 §2): a session read against a plain pool read, client CPU, in-process A/B', () =>
-  benchSession(quick ? { calls: 2_000, rounds: 5 } : { calls: 10_000, rounds: 9 }),
+await section('session', 'Sessions (issue 27): a session read against a plain pool read (client CPU, in-process A/B), and read-after-write on load-balanced anvils', () =>
+  benchSession(quick ? { calls: 2_000, rounds: 5, cycles: 50 } : { calls: 10_000, rounds: 9, cycles: 200 }),
 );
 await section('faults', 'Fault scenarios (4 endpoints, one faulty)', () =>
   benchFaults(

@@ -13,6 +13,7 @@ import { HttpTransportPool } from '../src/pool/http-transport-pool.js';
 import { createFixtureServer } from '../src/testing/fixture-server.js';
 import type { SubscriptionSettings } from '../src/subscriptions/types.js';
 import { settledHeap } from './heap.bench.js';
+import { benchOutage } from './subscription-outage.js';
 import { gc, table } from './util.js';
 
 export interface SubscriptionBenchOptions {
@@ -202,6 +203,8 @@ export async function benchSubscriptions(options: SubscriptionBenchOptions) {
     const silentLow = await silentToNext({ minSilenceMs: 500, silenceFactor: 2 });
     const failover = await failovers(options.failoverRuns);
     const bytesPerSubscription = gc === undefined ? Number.NaN : await heapPerSubscription(flood.url, options.idleSubscriptions);
+    const outage = await benchOutage({ outageMs: 3_200, waitMs: 12_000 });
+    const filledIn = (ms: number | undefined) => (ms === undefined ? 'never (within 12 s)' : `${Math.round(ms)} ms`);
     const results = {
       notifications: options.notifications,
       rawPerSecond: median(raw.map((r) => r.perSecond)),
@@ -216,6 +219,7 @@ export async function benchSubscriptions(options: SubscriptionBenchOptions) {
       silentToNextMs: { default: silentDefault, lowered: silentLow },
       failover,
       bytesPerIdleSubscription: bytesPerSubscription,
+      outage,
     };
     const markdown = [
       table(
@@ -239,6 +243,9 @@ export async function benchSubscriptions(options: SubscriptionBenchOptions) {
             ]),
           ),
           ['heap per idle subscription', `${Math.round(bytesPerSubscription)} B`, ''],
+          [`${outage.missed}-block outage of the node in use → caller has every missed block: pool (backfill)`, filledIn(outage.pool), ''],
+          ['same, raw ws client that reconnects and resubscribes', filledIn(outage.rawWs), ''],
+          ["same, viem watchBlocks over fallback([webSocket, http]), emitMissed", filledIn(outage.viem), ''],
         ],
       ),
       `\n${options.rounds} round(s) of ${options.notifications.toLocaleString('en')} slot notifications from a separate process; wall ratios per round: ${ratios.map((r) => r.toFixed(2)).join(', ')}; CPU ratios: ${cpuRatios.map((r) => r.toFixed(2)).join(', ')}.`,

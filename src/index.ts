@@ -9,6 +9,7 @@ export { HttpTransportPool, type AcquireOptions } from './pool/http-transport-po
 export { HttpRequestPermit } from './admission/permit.js';
 export type { ConsensusOptions, HeadKind, OriginatedAnswer, OriginRequestOptions, RequestOptions, RpcRequester } from './api/request-options.js';
 export { PoolSession, type SessionRequestOptions } from './consistency/session.js';
+export { PinnedOperation, type PinOptions } from './consistency/pinned-operation.js';
 export type { BatchCall, BatchItemResult, BatchOptions, MicroBatchSettings } from './batch/types.js';
 export type { PoolSnapshot, RoleSnapshot, EndpointSnapshot, KindSnapshot } from './pool/snapshot.js';
 export type { CacheSnapshot } from './cache/cache-snapshot.js';
@@ -57,8 +58,12 @@ export type {
   SubscriptionItem,
   NotificationItem,
   GapItem,
+  GapReason,
   RebindItem,
   OverflowItem,
+  ResyncItem,
+  BackfillOption,
+  BackfillBounds,
   RebindReason,
   SubscribeOptions,
   SubscriptionSettings,
@@ -77,6 +82,7 @@ export type {
   RoleSettings,
   LearnedRateOptions,
   RetrySettings,
+  RetryEmptySettings,
   ConcentrationSettings,
   MethodClassification,
   MethodSettings,

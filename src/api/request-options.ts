@@ -30,6 +30,13 @@ export interface RequestOptions {
    * @default the method table's (`methods[method].consensus`), else none
    */
   readonly consensus?: ConsensusOptions | false | undefined;
+  /**
+   * Only endpoints whose known head (EVM block, Solana slot) is at or past this one take the
+   * call: what a session sends for a read its floor constrains. With no endpoint known to have
+   * reached it the call fails at once (`NO_ENDPOINT`, nothing sent); a session then waits. Not
+   * for pinned calls. @default none
+   */
+  readonly minHead?: bigint | undefined;
 }
 
 /** Options of `requestWithOrigin`: a call's options plus the operators whose endpoints must not answer it. */

@@ -172,6 +172,11 @@ export const poolConfigSchema = z.strictObject({
   ),
   health: z.optional(z.union([z.literal(false), healthSettingsSchema])),
   coalesce: z.optional(z.boolean({ error: 'must be a boolean' })),
+  retryEmpty: z.optional(
+    z.union([z.boolean(), z.strictObject({ methods: z.optional(z.record(z.string(), z.boolean())), blockTimeMs: z.optional(positive()) })], {
+      error: 'must be a boolean or { methods?, blockTimeMs? }',
+    }),
+  ),
   integrity: z.optional(
     z.union([z.boolean(), z.strictObject({ reorgWindowBlocks: z.optional(z.number().check(z.int(), z.minimum(1), z.maximum(1_000_000))) })], {
       error: 'must be a boolean or { reorgWindowBlocks? }',

@@ -134,6 +134,14 @@ export interface IntegritySettings {
   readonly reorgWindowBlocks?: number;
 }
 
+/** `retryEmpty` as an object: per-method choices over the built-in table, and the pace. */
+export interface RetryEmptySettings {
+  /** `false` turns a method of the table off (`true` keeps it; methods outside the table have no proof to retry on). */
+  readonly methods?: Readonly<Record<string, boolean>>;
+  /** How long before asking again, in ms: about one block. @default 400 on Solana, 1000 otherwise */
+  readonly blockTimeMs?: number;
+}
+
 export interface HttpTransportPoolOptions {
   readonly endpoints: readonly EndpointConfig[];
   readonly retry?: RetrySettings;
@@ -184,6 +192,16 @@ export interface HttpTransportPoolOptions {
    * @default true
    */
   readonly coalesce?: boolean;
+  /**
+   * Sessions (README "Sessions"): an empty answer the session's floor proves wrong — `null`
+   * for a receipt or transaction it saw included, for a block at or below its floor, for a
+   * signature status it saw — is asked again (of an endpoint at or past where the data is, of
+   * another operator first), once a block, inside the call's deadline, at no cost to the
+   * node. Per method: `{ eth_getBlockByNumber: false }` turns one off; `false`, all.
+   * `blockTimeMs` paces these and a read that waits for an endpoint to reach the floor.
+   * @default true, every method of the table (eth_getTransactionReceipt, eth_getTransactionByHash, eth_getBlockByNumber, getTransaction, getSignatureStatuses); blockTimeMs: 400 on Solana, 1000 otherwise
+   */
+  readonly retryEmpty?: boolean | RetryEmptySettings;
   /**
    * Intrinsic integrity checks on every answer (no extra request): a receipt, transaction or
    * block about another hash or number than asked, logs outside the asked filter or out of

@@ -6,7 +6,7 @@
  * or two and allocates nothing for answers that prove nothing.
  */
 import type { HeadKind } from '../api/request-options.js';
-import { headOfAnswer, headValue, isHeadValue } from '../health/head-of.js';
+import { headOfAnswer, headValue, isHeadValue, provenBlockOf } from '../health/head-of.js';
 
 /** A floor an answer proves: of which quantity, and the value. */
 export interface ProvenHead {
@@ -14,18 +14,10 @@ export interface ProvenHead {
   readonly value: bigint;
 }
 
-const blockNumberOf = (result: unknown, field: 'blockNumber' | 'number'): string | undefined => {
-  if (typeof result !== 'object' || result === null) return undefined;
-  const value = (result as Readonly<Record<string, unknown>>)[field];
-  return typeof value === 'string' && isHeadValue(value) ? value : undefined;
-};
-
 /** The head `result` (the answer to `method`) proves, or undefined. */
 export function provenHeadOf(method: string, params: readonly unknown[], result: unknown): ProvenHead | undefined {
   const head = headOfAnswer(method, params, result);
   if (head !== undefined) return isHeadValue(head.raw) ? { kind: head.quantity, value: headValue(head.raw) } : undefined;
-  let raw: string | undefined;
-  if (method === 'eth_getTransactionReceipt') raw = blockNumberOf(result, 'blockNumber');
-  else if (method === 'eth_getBlockByNumber' || method === 'eth_getBlockByHash') raw = blockNumberOf(result, 'number');
+  const raw = typeof result === 'object' && result !== null ? provenBlockOf(method, result) : undefined;
   return raw === undefined ? undefined : { kind: 'block', value: BigInt(raw) };
 }

@@ -22,7 +22,8 @@ export interface ConfigIssue {
 export interface TransportErrorContextByCode {
   INVALID_CONFIG: { readonly issues: readonly ConfigIssue[] };
   INVALID_INPUT: { readonly field: string };
-  NO_ENDPOINT: { readonly kind: RequestKind; readonly pinnedEndpoint?: string };
+  /** `minHead`: no endpoint is known to have reached the call's `minHead` (decimal) — a session waits for one. */
+  NO_ENDPOINT: { readonly kind: RequestKind; readonly pinnedEndpoint?: string; readonly minHead?: string };
   DEADLINE_EXCEEDED: {
     readonly timeoutMs: number;
     /**

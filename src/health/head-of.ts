@@ -7,6 +7,10 @@
  *   getLatestBlockhash, …) and `getSlot`. `getBlockHeight` is not tracked: a block height
  *   is not a slot (≈ 5 % lower), and some providers answer it with the slot.
  * - EVM: `eth_blockNumber`, and `eth_getBlockByNumber('latest')`'s `number`.
+ *
+ * And, apart from the head: the block an EVM receipt or fetched block proves the node has
+ * ({@link provenBlockOf}) — a lower bound of its head, never the head itself (an old receipt
+ * says nothing of how far the node is now).
  */
 import type { HeadQuantity } from './config.js';
 
@@ -50,4 +54,16 @@ export function headOfAnswer(method: string, params: readonly unknown[], result:
 /** A head value as an exact bigint. */
 export function headValue(raw: number | bigint | string): bigint {
   return typeof raw === 'bigint' ? raw : BigInt(raw);
+}
+
+const numberField = (result: object, field: 'blockNumber' | 'number'): string | undefined => {
+  const value = (result as Readonly<Record<string, unknown>>)[field];
+  return typeof value === 'string' && HEX_QUANTITY.test(value) ? value : undefined;
+};
+
+/** The block (hex) an EVM receipt or block answer proves its node has: a receipt's `blockNumber`, a block's `number`; else undefined. */
+export function provenBlockOf(method: string, result: object): string | undefined {
+  if (method === 'eth_getTransactionReceipt') return numberField(result, 'blockNumber');
+  if (method === 'eth_getBlockByNumber' || method === 'eth_getBlockByHash') return numberField(result, 'number');
+  return undefined;
 }

@@ -5,7 +5,8 @@
  */
 import type { HttpTransportPool } from '../pool/http-transport-pool.js';
 import type { ObservedAttempt, ObservedCall, ObservedCallEnd } from '../pipeline/call-observer.js';
-import { CALL_METRICS, causeLabel, EVENT_COUNTERS, labelCombinations, outcomeCode, type MetricTopology } from './definitions.js';
+import { CALL_METRICS, causeLabel, outcomeCode } from './call-metrics.js';
+import { EVENT_COUNTERS, labelCombinations, type MetricTopology } from './definitions.js';
 import { SeriesIndex } from './series-index.js';
 import { CounterTally, keyOf } from './tally.js';
 

@@ -11,7 +11,8 @@ import { Gauge, register as globalRegistry, type Metric, type MetricObjectWithVa
 import type { HttpTransportPool } from '../pool/http-transport-pool.js';
 import { OBSERVE_CALLS } from '../pipeline/call-observer.js';
 import { CallTallies, runOnce } from './call-tallies.js';
-import { CALL_METRICS, DEFAULT_DURATION_BUCKETS, EVENT_COUNTERS, SNAPSHOT_GAUGES, topologyOf } from './definitions.js';
+import { CALL_METRICS, DEFAULT_DURATION_BUCKETS } from './call-metrics.js';
+import { EVENT_COUNTERS, SNAPSHOT_GAUGES, topologyOf } from './definitions.js';
 import { CounterTally, HistogramTally } from './tally.js';
 
 export interface PrometheusMetricsOptions {

@@ -33,7 +33,8 @@ import { TransportError } from '../errors/transport-error.js';
 import type { HttpTransportPool } from '../pool/http-transport-pool.js';
 import { OBSERVE_CALLS, type CallObserver, type ObservedAttempt, type ObservedCall } from '../pipeline/call-observer.js';
 import { CallTallies, runOnce } from '../metrics/call-tallies.js';
-import { CALL_METRICS, causeLabel, outcomeCode, SNAPSHOT_GAUGES, topologyOf } from '../metrics/definitions.js';
+import { CALL_METRICS, causeLabel, outcomeCode } from '../metrics/call-metrics.js';
+import { SNAPSHOT_GAUGES, topologyOf } from '../metrics/definitions.js';
 
 export interface OpenTelemetryOptions {
   /** Where spans go. @default the global tracer provider (`trace.getTracerProvider()`) */

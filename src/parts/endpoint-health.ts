@@ -9,7 +9,7 @@ import { ArchivalBook, type ArchivalKnowledge } from '../health/archival-book.js
 import { backendsOf } from '../health/backends.js';
 import { resolveHealth, type HealthSettings, type HeadQuantity, type ResolvedHealth } from '../health/config.js';
 import { HeadBook, type LagChange } from '../health/head-book.js';
-import { headOfAnswer, isHeadValue } from '../health/head-of.js';
+import { headOfAnswer, isHeadValue, provenBlockOf, type RawHead } from '../health/head-of.js';
 import { historicalReadOf, isPrunedAnswer, mayReadHistory, type HistoricalRead } from '../health/historical.js';
 import { freshestOf } from '../health/lag.js';
 import { ProbeLoop } from '../health/probe-loop.js';
@@ -107,12 +107,8 @@ export class EndpointHealth implements CandidateFilter {
     return lagUntil > nowMs ? { reason: 'lagging', untilMs: lagUntil } : undefined;
   }
 
-  /**
-   * Until when lag keeps an endpoint out (0: it does not). With probes, until a head says it
-   * is back (its probe's answer wakes the waiters). Without probes (`health: false`) nothing
-   * else would bring it back, so the verdict lapses with its head (`staleAfterMs`): its next
-   * answer judges it again.
-   */
+  /** Until when lag keeps an endpoint out (0: it does not). With probes, until a head says it is back (its probe's answer wakes the waiters).
+   * Without probes (`health: false`) nothing else would, so the verdict lapses with its head (`staleAfterMs`): its next answer judges it again. */
   #lagExcludedUntil(index: number, nowMs: number): number {
     if (!this.#heads.isLagging(index)) return 0;
     if (this.settings.active) return Number.POSITIVE_INFINITY;
@@ -120,10 +116,7 @@ export class EndpointHealth implements CandidateFilter {
     return until > nowMs ? until : 0;
   }
 
-  /**
-   * Every candidate is excluded. Those only lagging (reputation has nothing against them)
-   * come first, the freshest of them; else reputation's guard (best score), freshest first.
-   */
+  /** Every candidate is excluded. Those only lagging (reputation has nothing against them) come first, the freshest of them; else reputation's guard (best score), freshest first. */
   collapseGuard(roles: readonly RoleState[], nowMs: number): readonly RoleState[] {
     if (!this.#heads.anyLagging) return this.#inner.collapseGuard(roles, nowMs);
     const onlyLagging = roles.filter((role) => !this.#inner.isExcluded(role, nowMs));
@@ -151,10 +144,7 @@ export class EndpointHealth implements CandidateFilter {
     return historicalReadOf(method, params, { block: this.tipOf('block'), slot: this.tipOf('slot') }, this.settings.historicalDepth);
   }
 
-  /**
-   * Endpoints a historical read must not go to (known not to keep that history), or
-   * undefined when none is known — or when that would leave no endpoint of `kind`.
-   */
+  /** Endpoints a historical read must not go to (known not to keep that history), or undefined when none is known — or when that would leave no endpoint of `kind`. */
   avoidFor(read: HistoricalRead, roles: readonly RoleState[]): ReadonlySet<string> | undefined {
     const now = this.#clock.now();
     let avoid: Set<string> | undefined;
@@ -171,7 +161,7 @@ export class EndpointHealth implements CandidateFilter {
     const index = role.endpoint.index;
     this.#unreached[index] = !outcome.ok && (outcome.cause === 'connection' || outcome.cause === 'timeout');
     if (outcome.ok) {
-      const head = headOfAnswer(method, params, outcome.result);
+      const head = headOfAnswer(method, params, outcome.result) ?? this.#atLeast(index, method, outcome.result);
       if (head !== undefined) this.#observe(index, head.quantity, head.raw, this.#clock.now());
       if (historical?.provesArchival === true) this.#archival.learn(index, historical.class, true, this.#clock.now());
       return;
@@ -235,6 +225,13 @@ export class EndpointHealth implements CandidateFilter {
   }
 
   // ——— Internals ———
+
+  /** A receipt or block the node just served proves it has that block: a known head below it is raised to it (never set from nothing: an old receipt says nothing of the head). */
+  #atLeast(index: number, method: string, result: unknown): RawHead | undefined {
+    const raw = typeof result === 'object' && result !== null ? provenBlockOf(method, result) : undefined;
+    const known = raw === undefined ? undefined : this.#heads.record(index);
+    return known !== undefined && known.quantity === 'block' && BigInt(raw!) > known.value ? { quantity: 'block', raw: raw! } : undefined;
+  }
 
   #observeUnhealthy(index: number, failure: ClassifiedFailure): void {
     const unhealthy = readNodeUnhealthy({ code: -32005, message: failure.rpcMessage ?? '', data: failure.rpcData });

@@ -41,11 +41,12 @@ export function createOriginRequests(
 ): OriginRequests {
   // A pool of a known chain counts one quantity; a generic one answers with whatever its endpoints report.
   const chainQuantity: HeadKind | undefined = chain === 'solana' ? 'slot' : chain === 'evm' ? 'block' : undefined;
-  /** The roles that may answer: serving the kind, on the chain, of an operator not excluded; best first (health, tier, index). */
-  const candidates = (kind: RequestKind, excluded: ReadonlySet<string>): RoleState[] => {
+  /** The roles that may answer: serving the kind, on the chain, of an operator not excluded, known at or past `minHead` when set; best first (health, tier, index). */
+  const candidates = (kind: RequestKind, excluded: ReadonlySet<string>, minHead: bigint | undefined): RoleState[] => {
     const now = clock.now();
+    const reached = (role: RoleState) => minHead === undefined || (health.headOf(role.endpoint.index, now)?.value ?? -1n) >= minHead;
     return roles
-      .filter((role) => role.settings.kind === kind && !role.disabled && !excluded.has(role.endpoint.operator))
+      .filter((role) => role.settings.kind === kind && !role.disabled && !excluded.has(role.endpoint.operator) && reached(role))
       .map((role) => ({ role, rank: STATE_ORDER[health.stateOf(role.endpoint.index, now)] }))
       .sort((a, b) => a.rank - b.rank || a.role.settings.tier - b.role.settings.tier || a.role.endpoint.index - b.role.endpoint.index)
       .map(({ role }) => role);
@@ -53,11 +54,12 @@ export function createOriginRequests(
 
   return {
     async requestWithOrigin(method, params, options) {
-      const { excludeOperators, ...rest } = options;
+      const { excludeOperators, minHead, ...rest } = options;
       const kind = pool.kindOf(method, rest);
-      const roles = candidates(kind, new Set(excludeOperators ?? []));
+      const roles = candidates(kind, new Set(excludeOperators ?? []), minHead);
       if (roles.length === 0) {
-        throw new TransportError('NO_ENDPOINT', `No endpoint of another operator serves '${kind}' requests`, { context: { kind } });
+        const context = minHead === undefined ? { kind } : { kind, minHead: minHead.toString() };
+        throw new TransportError('NO_ENDPOINT', `No endpoint of another operator serves '${kind}' requests${minHead === undefined ? '' : ` at head ${minHead} or past it`}`, { context });
       }
       const deadlineMs = rest.timeoutMs === undefined ? undefined : clock.now() + rest.timeoutMs;
       let last: unknown;

@@ -12,13 +12,14 @@ import type { NormalizedEndpoint } from '../config/normalize.js';
 import type { SubscriptionSettings } from '../subscriptions/types.js';
 import type { EndpointStanding, SubscriptionEndpointSnapshot, WsEndpoint } from '../subscriptions/endpoint-states.js';
 import type { SubscriptionManager } from '../subscriptions/manager.js';
-import { resolveSubscriptionSettings, wsUrlOf, type ResolvedSubscriptionSettings } from '../subscriptions/settings.js';
+import { backfillSchema, resolveSubscriptionSettings, wsUrlOf, type ResolvedSubscriptionSettings } from '../subscriptions/settings.js';
 import { meterDecision, type MeterDecision } from '../subscriptions/resubscribe-meter.js';
 import type { SubscribeOptions, Subscription } from '../subscriptions/types.js';
 import type { ChainGuard } from './chain-guard.js';
 import type { PoolEvents } from '../api/events.js';
 import type { CandidateFilter } from '../admission/admission-model.js';
 import { TransportError } from '../errors/transport-error.js';
+import type { RequestOptions } from '../api/request-options.js';
 
 /** `INVALID_INPUT` for a subscribe call that must not reach a socket; undefined when it may. */
 function badSubscribeInput(method: unknown, params: unknown, options: SubscribeOptions): TransportError<'INVALID_INPUT'> | undefined {
@@ -32,6 +33,8 @@ function badSubscribeInput(method: unknown, params: unknown, options: SubscribeO
     if (value !== undefined && !(Number.isInteger(value) && value > 0)) return invalid(field, `${field} must be an integer > 0`);
   }
   if (options.redundancy !== undefined && options.redundancy !== 1 && options.redundancy !== 2) return invalid('redundancy', 'redundancy must be 1 or 2');
+  const backfill = options.backfill === undefined ? undefined : backfillSchema.safeParse(options.backfill);
+  if (backfill?.success === false) return invalid('backfill', 'backfill must be a boolean or { maxBlocks?: integer > 0, maxMs?: number > 0 }');
   return undefined;
 }
 
@@ -46,6 +49,8 @@ export interface PoolSubscriptionsParts {
   readonly random: Random;
   readonly maxOperatorShare: number;
   readonly redact: (text: string) => string;
+  /** A call through the pool's request path (backfill after a rebind). */
+  readonly request: (method: string, params: readonly unknown[], options: RequestOptions) => Promise<unknown>;
   /** `subscriptions`, and `maxResponseBytes`: WebSocket frames follow the HTTP body bound unless `maxFrameBytes` is set. */
   readonly options: Pick<HttpTransportPoolOptions, 'subscriptions' | 'maxResponseBytes'>;
 }
@@ -130,6 +135,7 @@ export class PoolSubscriptions {
           redact: parts.redact,
           loadSocketFactory: defaultSocketFactory,
           meterResubscribe: (endpointId, nowMs) => this.#meter(endpointId, nowMs, this.#settings.backoff.initialBackoffMs),
+          request: parts.request,
         },
         this.#settings,
       );

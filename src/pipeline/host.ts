@@ -27,6 +27,8 @@ export interface AnswerObserver {
   historicalOf(method: string, params: readonly unknown[]): HistoricalRead | undefined;
   /** Endpoints of `kind` a historical read must not go to (known pruned), or undefined. */
   historicalAvoid(kind: RequestKind, read: HistoricalRead): ReadonlySet<string> | undefined;
+  /** Endpoints of `kind` whose known head is below `minHead` (or unknown), or undefined when none is; null when no endpoint has reached it. */
+  belowHead(kind: RequestKind, minHead: bigint): ReadonlySet<string> | undefined | null;
   onAnswer(role: RoleState, method: string, params: readonly unknown[], historical: HistoricalRead | undefined, outcome: ClassifiedOutcome): void;
 }
 

@@ -55,6 +55,7 @@ function callOf(host: PipelineHost, method: string, params: readonly unknown[], 
   } catch (error) {
     throw new TransportError('INVALID_INPUT', 'params must be JSON-serializable (bigint allowed)', { context: { field: 'params' }, cause: error });
   }
+  if (options.minHead !== undefined && (typeof options.minHead !== 'bigint' || options.minHead < 0n)) throw invalidInput('minHead', 'minHead must be a bigint >= 0');
   const { kind, retryClass } = host.classify(method, options);
   const historical = host.answers.historicalOf(method, params);
   const pinned = options.endpoint !== undefined;
@@ -91,6 +92,14 @@ function consensusOf(consensus: RequestOptions['consensus'], retryClass: CallCon
   if (retryClass !== 'idempotent') throw invalidInput('consensus', 'consensus is for idempotent reads: a send is never sent to several nodes');
   if (pinned) throw invalidInput('consensus', 'consensus needs several operators: a call pinned to one endpoint cannot have it');
   return consensus;
+}
+
+/** No endpoint of the call's kind is known to have reached its `minHead`. */
+function belowHeadError(call: CallContext, minHead: bigint): TransportError<'NO_ENDPOINT'> {
+  return new TransportError('NO_ENDPOINT', `No endpoint serving '${call.kind}' requests is known to have reached head ${minHead}`, {
+    context: { kind: call.kind, minHead: minHead.toString() },
+    method: call.method,
+  });
 }
 
 /** What the loop is given besides the host. */
@@ -139,12 +148,20 @@ class CallWork implements LoopWork<RoundResult> {
     // A historical read never goes to an endpoint known to be pruned (unless none other is left).
     const { historical } = call;
     // A consensus read's turn on one operator never reaches another's endpoints.
-    const pruned = call.excluded ?? (historical === undefined || call.pinned ? undefined : pool.answers.historicalAvoid(call.kind, historical));
+    let pruned = call.excluded ?? (historical === undefined || call.pinned ? undefined : pool.answers.historicalAvoid(call.kind, historical));
+    // A read at a floor goes only to endpoints known to have reached it (a session's wait covers none having).
+    if (this.options.minHead !== undefined && !call.pinned) pruned = this.belowHead(this.options.minHead, pruned);
     this.pruned = pruned;
     if (pruned !== undefined) this.avoid = { endpoints: pruned, untilMs: Number.POSITIVE_INFINITY };
     this.explore = this.parts.explores(call);
     this.budget = pool.budgetOf(call.kind);
     this.budget.deposit();
+  }
+
+  private belowHead(minHead: bigint, pruned: ReadonlySet<string> | undefined): ReadonlySet<string> | undefined {
+    const below = this.pool.answers.belowHead(this.call.kind, minHead);
+    if (below === null) throw belowHeadError(this.call, minHead);
+    return below === undefined || pruned === undefined ? (below ?? pruned) : new Set([...pruned, ...below]);
   }
 
   pending(): boolean {

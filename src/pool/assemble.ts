@@ -49,6 +49,7 @@ import { PoolHealth } from '../parts/pool-health.js';
 import { rateAutopilotReporter } from '../parts/rate-autopilot.js';
 import { createOriginRequests, type OriginRequests } from '../parts/origin-requests.js';
 import { createSettledHashes } from '../parts/settled-hashes.js';
+import { endpointsBelowHead } from '../parts/head-floor.js';
 import { PoolSubscriptions, wsUrlsOf } from '../parts/subscriptions.js';
 import { createBatchSizes, runBatch, type BatchSizes } from '../pipeline/batch-request.js';
 import { askEndpoint } from '../pipeline/exchange.js';
@@ -176,26 +177,11 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
   const permitHost = createPermitHost(reporters, clock, (kind) => admission.drain(kind));
   admission.reportTo(permitHost);
 
-  fleet?.connect({
-    roles,
-    endpoints,
-    events,
-    health,
-    heads: endpointHealth,
-    chainGuard,
-    expectedChain,
-    wake: (kind) => admission.drain(kind),
-  });
+  fleet?.connect({ roles, endpoints, events, health, heads: endpointHealth, chainGuard, expectedChain, wake: (kind) => admission.drain(kind) });
   const subscriptions = new PoolSubscriptions({
-    endpoints,
-    roles,
-    health: endpointHealth,
-    chainGuard,
-    events,
-    clock,
-    random,
-    maxOperatorShare,
-    redact,
+    endpoints, roles, health: endpointHealth, chainGuard, events, clock, random, maxOperatorShare, redact,
+    // `path` is built below; a backfill runs only after a subscription rebinds.
+    request: (method, params, requestOptions) => path.request(method, params, requestOptions),
     options,
   });
 
@@ -225,6 +211,7 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
         const group = groups.get(kind);
         return group === undefined ? undefined : endpointHealth.avoidFor(read, group.roles);
       },
+      belowHead: (kind, minHead) => endpointsBelowHead(groups.get(kind)?.roles ?? [], minHead, (index) => endpointHealth.headOf(index, clock.now())?.value),
       onAnswer:
         settled === undefined
           ? (role, method, params, historical, outcome) => endpointHealth.onAnswer(role, method, params, historical, outcome)

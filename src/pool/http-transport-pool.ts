@@ -1,4 +1,6 @@
-import { PoolSession } from '../consistency/session.js';
+import { PoolSession, type SessionHost } from '../consistency/session.js';
+import { sessionHostOf } from '../consistency/session-host.js';
+import { sessionPartsOf } from './session-parts.js';
 import type { HttpRequestPermit } from '../admission/permit.js';
 import type { PoolEventListener, PoolEventName } from '../api/events.js';
 import type { HeadKind, OriginatedAnswer, OriginRequestOptions, RequestOptions, RpcRequester } from '../api/request-options.js';
@@ -26,10 +28,13 @@ export type { AcquireOptions } from '../admission/acquire-options.js';
  */
 export class HttpTransportPool implements RpcRequester, AsyncDisposable {
   readonly #parts: PoolParts;
+  readonly #options: HttpTransportPoolOptions;
+  #sessionHost: SessionHost | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(options: HttpTransportPoolOptions) {
     this.#parts = assemblePool(options);
+    this.#options = options;
   }
 
   /**
@@ -51,8 +56,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
    * adapters). Costs no timer and no socket; drop it when done.
    */
   session(): PoolSession {
-    const parts = this.#parts;
-    return new PoolSession(this, { clock: parts.clock, timeoutMsOf: (method, options) => parts.timeoutMsOf(method, options) });
+    return new PoolSession(this, (this.#sessionHost ??= sessionHostOf(sessionPartsOf(this.#parts), this.#options)));
   }
 
   /** The highest head (Solana slot, EVM block) that two operators' endpoints reported; undefined until two have. */

@@ -46,7 +46,9 @@ function invalid(field: string, expectation: string): never {
 /**
  * `eth_subscribe('newHeads')`: every new block. Ordered by number: a block number already
  * delivered is dropped (a new hash at the last number — a reorg at the tip — is
- * delivered), and numbers skipped while the subscription moved come as a `gap` item.
+ * delivered). Blocks mined while the subscription moved are read over HTTP and delivered
+ * in order first (`backfilled`, and `reorged` for those replacing delivered ones); what a
+ * bounded or failed fill left, or everything with `backfill: false`, comes as a `gap` item.
  */
 export async function onNewHeads(subscriber: Subscriber, options: SubscribeOptions = {}): Promise<Subscription<EvmHead>> {
   const sub = await subscriber.subscribe('eth_subscribe', ['newHeads'], options);
@@ -63,7 +65,7 @@ export async function onNewHeads(subscriber: Subscriber, options: SubscribeOptio
   });
 }
 
-/** `eth_subscribe('logs', filter)`: matching logs, deduplicated by (block hash, log index, removed) across rebinds; logs emitted while the subscription moved are not replayed (backfill with `eth_getLogs`). */
+/** `eth_subscribe('logs', filter)`: matching logs, deduplicated by (block hash, log index, removed) across rebinds; logs emitted while the subscription moved are read by block hash and delivered before the live ones, those of blocks a reorg undid again with `removed: true` (unless `backfill: false`). */
 export async function onLogs(subscriber: Subscriber, filter: EvmLogFilter = {}, options: SubscribeOptions = {}): Promise<Subscription<EvmLog>> {
   const addresses = filter.address === undefined ? [] : Array.isArray(filter.address) ? filter.address : [filter.address];
   for (const [i, address] of addresses.entries()) if (!isEvmAddress(address)) invalid(Array.isArray(filter.address) ? `filter.address[${i}]` : 'filter.address', 'a 0x-prefixed 20-byte hex address');

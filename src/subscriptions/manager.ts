@@ -20,6 +20,7 @@ import { subscriptionOptionsOf } from './subscription-options.js';
 import { linkCounts, SharedSubscriptions } from './shared-subscriptions.js';
 import type { SocketFactory, SocketFailure } from './socket.js';
 export type { EndpointStanding, SubscriptionEndpointSnapshot, WsEndpoint } from './endpoint-states.js';
+import type { BackfillRequest } from './backfill.js';
 import { ManagedSubscription, type SubscriptionLink, type SubscriptionOwner } from './subscription.js';
 import type { RebindReason, SubscribeOptions, Subscription, SubscriptionEvent } from './types.js';
 
@@ -37,6 +38,7 @@ export interface SubscriptionHost {
   loadSocketFactory(): Promise<SocketFactory | undefined>;
   /** One more resubscribe to `endpointId` now, metered by its role's limits (takes or reserves a token). */
   meterResubscribe(endpointId: string, nowMs: number): MeterDecision;
+  readonly request: BackfillRequest;
 }
 
 export class SubscriptionManager implements SubscriptionOwner {
@@ -89,7 +91,7 @@ export class SubscriptionManager implements SubscriptionOwner {
     if (this.#closed) throw poolClosedError();
     const signal = options.signal;
     if (signal?.aborted) throw abortedError(method, signal.reason);
-    const sub = new ManagedSubscription(this, subscriptionOptionsOf(++this.#nextId, method, params, options, this.#settings, link));
+    const sub = new ManagedSubscription(this, subscriptionOptionsOf(++this.#nextId, method, params, options, this.#settings, link, this.#host.request));
     this.#subscriptions.add(sub);
     if (signal !== undefined) {
       const onAbort = () => void sub.close();
@@ -104,9 +106,7 @@ export class SubscriptionManager implements SubscriptionOwner {
 
   /** Rebinds every subscription on `endpointId` elsewhere (reputation bench, wrong chain, lag). */
   leaveRotation(endpointId: string): void {
-    const state = this.#endpoints.get(endpointId);
-    if (state === undefined) return;
-    for (const connection of [...state.connections]) connection.kill('left-rotation');
+    for (const connection of [...(this.#endpoints.get(endpointId)?.connections ?? [])]) connection.kill('left-rotation');
   }
 
   async close(subscription: ManagedSubscription): Promise<void> {
@@ -186,7 +186,7 @@ export class SubscriptionManager implements SubscriptionOwner {
         sub.noEndpoint = true;
         if (!sub.everLive) return;
         this.#finish(sub);
-        sub.fail(noEndpointError(sub.method, 'wrong-chain-any-more'));
+        sub.end(noEndpointError(sub.method, 'wrong-chain-any-more'));
         return;
       }
       if (choice.type === 'wait') {
@@ -253,8 +253,8 @@ export class SubscriptionManager implements SubscriptionOwner {
     if (!this.#members.bind(sub, connection, state, serverId, nowMs)) return false;
     if (rebind !== undefined) {
       this.emit({ atMs: nowMs, phase: 'rebound', method: sub.method, subscriptionId: sub.id, endpointId: state.endpoint.id, fromEndpointId: rebind.from, reason: rebind.reason });
-      sub.pushRebind(rebind.from, rebind.reason, nowMs);
-    }
+      sub.rebound(rebind.from, rebind.reason, nowMs);
+    } else sub.started();
     return true;
   }
 
@@ -293,7 +293,7 @@ export class SubscriptionManager implements SubscriptionOwner {
         // Nobody awaits a rebind: a fault in it must end the iterator, never float as an unhandled rejection.
         .catch((error: unknown) => {
           this.#finish(sub);
-          sub.fail(error instanceof Error ? error : new Error('rebind failed'));
+          sub.end(error instanceof Error ? error : new Error('rebind failed'));
         });
     }
   }

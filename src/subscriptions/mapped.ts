@@ -11,7 +11,14 @@ export function mapSubscription<R>(subscription: Subscription, map: (value: unkn
     const result = await subscription.next();
     if (result.done) return result;
     const item = result.value;
-    return { done: false, value: item.kind === 'notification' ? { ...item, value: map(item.value) } : item };
+    switch (item.kind) {
+      case 'notification':
+        return { done: false, value: { ...item, value: map(item.value) } };
+      case 'resync':
+        return { done: false, value: { ...item, values: item.values.map(map) } };
+      default:
+        return { done: false, value: item };
+    }
   };
   const mapped: Subscription<R> = {
     get method() {

@@ -136,6 +136,9 @@ export class RedundantStream {
         return true;
       case 'rebind':
         return this.#covered(index) || this.#downstream.push(item);
+      case 'resync':
+        // The state read after a rebind: news only when the other leg did not cover the outage.
+        return this.#covered(index) || this.#downstream.push(item, bytes);
       case 'overflow':
         return this.#downstream.push(item);
     }

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import type { BackoffSettings } from '../retry/backoff.js';
 import type { SilenceSettings } from './silence.js';
 import type { SocketFactory } from './socket.js';
-import type { OverflowPolicy, SubscriptionSettings } from './types.js';
+import type { BackfillOption, OverflowPolicy, SubscriptionSettings } from './types.js';
 
 export interface ResolvedSubscriptionSettings {
   readonly deriveWsUrl: boolean;
@@ -21,11 +21,34 @@ export interface ResolvedSubscriptionSettings {
   readonly socketFactory: SocketFactory | undefined;
   readonly share: boolean;
   readonly redundancy: 1 | 2;
+  /** Undefined: no backfill. */
+  readonly backfill: ResolvedBackfill | undefined;
+}
+
+export interface ResolvedBackfill {
+  readonly maxBlocks: number;
+  readonly maxMs: number;
+}
+
+const DEFAULT_BACKFILL: ResolvedBackfill = { maxBlocks: 128, maxMs: 10_000 };
+
+/** `backfill` of the pool or of one `subscribe()` call, over the pool's (`base`). */
+export function resolveBackfill(option: BackfillOption | undefined, base: ResolvedBackfill | undefined): ResolvedBackfill | undefined {
+  if (option === undefined) return base;
+  if (option === false) return undefined;
+  const fallback = base ?? DEFAULT_BACKFILL;
+  if (option === true) return fallback;
+  return { maxBlocks: option.maxBlocks ?? fallback.maxBlocks, maxMs: option.maxMs ?? fallback.maxMs };
 }
 
 const positive = () => z.number({ error: 'must be a number' }).check(z.positive('must be > 0'));
 const nonNegative = () => z.number({ error: 'must be a number' }).check(z.nonnegative('must be >= 0'));
 const positiveInt = () => z.number({ error: 'must be a number' }).check(z.int('must be an integer'), z.positive('must be > 0'));
+
+/** `backfill`: on or off, or its bounds. */
+export const backfillSchema = z.union([z.boolean(), z.strictObject({ maxBlocks: z.optional(positiveInt()), maxMs: z.optional(positive()) })], {
+  error: 'must be a boolean or { maxBlocks?, maxMs? }',
+});
 
 /** Pool option `subscriptions`, checked with the rest of the config. */
 export const subscriptionSettingsSchema = z
@@ -48,6 +71,7 @@ export const subscriptionSettingsSchema = z
     share: z.optional(z.boolean({ error: 'must be a boolean' })),
     redundancy: z.optional(z.union([z.literal(1), z.literal(2)], { error: 'must be 1 or 2' })),
     socketFactory: z.optional(z.custom<SocketFactory>((value) => typeof value === 'function', { message: 'must be a function' })),
+    backfill: z.optional(backfillSchema),
   })
   .check(
     z.refine((v) => v.initialBackoffMs === undefined || v.maxBackoffMs === undefined || v.maxBackoffMs >= v.initialBackoffMs, {
@@ -93,6 +117,7 @@ export function resolveSubscriptionSettings(options: SubscriptionSettings | unde
     socketFactory: o.socketFactory,
     share: o.share ?? true,
     redundancy: o.redundancy ?? 1,
+    backfill: resolveBackfill(o.backfill, DEFAULT_BACKFILL),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * Identical subscriptions from several callers share one stream (as @solana/kit coalesces
  * them): the key is the method, the params and the options that change what the node is
- * asked or how the stream is watched (`redundancy`, `expectedIntervalMs`); buffers, overflow
+ * asked or how the stream is watched (`redundancy`, `expectedIntervalMs`, `backfill`); buffers, overflow
  * policies, signals and timeouts stay each caller's own. The stream is one node
  * subscription, or a redundant pair (redundant-stream.ts); it is unsubscribed at the node
  * when its last caller leaves. With `share: false` every caller gets a stream of its own,
@@ -29,7 +29,7 @@ export class SharedSubscriptions {
   subscribe<T>(method: string, params: readonly unknown[], options: SubscribeOptions): Promise<Subscription<T>> {
     if (options.signal?.aborted) return Promise.reject(abortedError(method, options.signal.reason));
     const redundancy = options.redundancy ?? this.#settings.redundancy;
-    const key = this.#settings.share ? shareKey(method, params, redundancy, options.expectedIntervalMs) : undefined;
+    const key = this.#settings.share ? shareKey(method, params, redundancy, options) : undefined;
     let stream = key === undefined ? undefined : this.#streams.get(key);
     if (stream !== undefined) return stream.join(options, true) as Promise<Subscription<T>>;
     stream = new SharedStream(this.#opener, method, this.#streams, key);
@@ -55,9 +55,10 @@ export function linkCounts(subscriptions: Iterable<ManagedSubscription>): Map<st
 }
 
 /** Undefined when the params cannot be keyed (a cycle, a function): that caller does not share. */
-function shareKey(method: string, params: readonly unknown[], redundancy: number, expectedIntervalMs: number | undefined): string | undefined {
+function shareKey(method: string, params: readonly unknown[], redundancy: number, options: SubscribeOptions): string | undefined {
   try {
-    return `${method}\n${redundancy}\n${expectedIntervalMs ?? ''}\n${stringifyJson(params)}`;
+    // The options that change what the node subscription delivers: its redundancy, its silence, its backfill.
+    return `${method}\n${redundancy}\n${options.expectedIntervalMs ?? ''}\n${stringifyJson(options.backfill ?? null)}\n${stringifyJson(params)}`;
   } catch {
     return undefined;
   }

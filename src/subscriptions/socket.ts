@@ -50,7 +50,7 @@ export interface WsLike {
   terminate(): void;
   readyState: number;
 }
-/** `ws`'s WebSocket class (`import { WebSocket } from 'ws'`), or one shaped like it. */
+/** `ws`'s WebSocket class (the `WebSocket` export of the `ws` package), or one shaped like it. */
 export type WsConstructor = new (url: string, options: Record<string, unknown>) => WsLike;
 
 let wsModule: Promise<WsConstructor | undefined> | undefined;

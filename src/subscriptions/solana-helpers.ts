@@ -122,9 +122,9 @@ export async function onSlot(subscriber: Subscriber, options: SubscribeOptions =
 
 /**
  * `accountSubscribe`: every change of `address`. Account notifications carry no sequence:
- * a change older than or at the slot of the last one delivered is dropped, and changes
- * while the subscription moves are not replayed — on a `rebind` item, read the account
- * over HTTP if you need its state now.
+ * a change older than or at the slot of the last one delivered is dropped. After a rebind
+ * the account is read once over HTTP and comes as a `resync` item (its `values`: the state
+ * now), unless `backfill: false`.
  */
 export async function onAccountChange(
   subscriber: Subscriber,

@@ -58,6 +58,12 @@ export class StreamTracker {
     }
   }
 
+  /** Sequence streams: the next numbers follow `n` (block hash `key`), even below what was delivered (a backfill across a reorg). */
+  resumeAfter(n: bigint, key: string): void {
+    this.#last = n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n;
+    this.#keysAtLast = new Set([key.toLowerCase()]);
+  }
+
   #sequence(n: Seq, key: string): OrderDecision {
     const last = this.#last;
     // `>` and `==` compare a number with a bigint exactly; only the arithmetic needs one type.

@@ -16,6 +16,7 @@
  *   account is dropped; changes during a rebind are not replayed — the `rebind` item is the
  *   signal to re-read over HTTP.
  * - Other methods: delivered as they come (no dedup, no gaps).
+ * What is read after a rebind (backfill) is `backfill.ts`'s, per stream.
  */
 
 /** A sequence number: a `number` while it is a safe integer (the hot path), else a `bigint`. */

@@ -2,6 +2,7 @@
  * One node subscription's options: the caller's, else the pool's. Here, not in settings.ts:
  * the stream profiles it reads belong to the subscription code loaded on first use.
  */
+import { backfillSetupOf, type BackfillRequest } from './backfill.js';
 import type { ResolvedSubscriptionSettings } from './settings.js';
 import { streamProfileOf } from './stream-profile.js';
 import type { ManagedSubscriptionOptions, SubscriptionLink } from './subscription.js';
@@ -14,6 +15,7 @@ export function subscriptionOptionsOf(
   options: SubscribeOptions,
   settings: ResolvedSubscriptionSettings,
   link: SubscriptionLink | undefined,
+  request: BackfillRequest,
 ): ManagedSubscriptionOptions {
   return {
     id,
@@ -26,5 +28,6 @@ export function subscriptionOptionsOf(
     expectedIntervalMs: options.expectedIntervalMs,
     silence: settings.silence,
     link,
+    backfill: backfillSetupOf(method, params, options.backfill, settings.backfill, request),
   };
 }

@@ -3,13 +3,18 @@
  * gap tracking across every socket it lives on, and the watchdog's view of its stream.
  */
 import type { TransportError } from '../errors/transport-error.js';
+import type { BackfillSetup, BackfillStep } from './backfill-types.js';
+import { BackfillDriver, type BackfillTarget } from './backfill-driver.js';
 import { callerBuffer } from './caller-buffer.js';
 import type { Connection, ConnectionMember } from './connection.js';
 import type { ItemBuffer, ItemSink } from './item-buffer.js';
 import { allowedSilenceMs, IntervalLearner, type SilenceSettings } from './silence.js';
 import { StreamTracker } from './stream-order.js';
 import type { StreamProfile } from './stream-profile.js';
-import type { OverflowPolicy, RebindReason, Subscription, SubscriptionEvent, SubscriptionItem } from './types.js';
+import type { GapItem, GapReason, OverflowPolicy, RebindReason, Subscription, SubscriptionEvent, SubscriptionItem } from './types.js';
+
+const BACKFILLED = { backfilled: true } as const;
+const REORGED = { backfilled: true, reorged: true } as const;
 
 /** What a subscription needs from its manager. */
 export interface SubscriptionOwner {
@@ -35,6 +40,8 @@ export interface ManagedSubscriptionOptions {
   readonly silence: SilenceSettings;
   /** Set when it is not a caller's own: its items go to `link.sink` (see {@link SubscriptionLink}). */
   readonly link?: SubscriptionLink | undefined;
+  /** Backfill after a rebind; undefined: none (the stream has no strategy, or `backfill: false`). */
+  readonly backfill?: BackfillSetup | undefined;
 }
 
 /**
@@ -54,7 +61,7 @@ export interface SubscriptionLink {
 
 export type PlacementState = 'placing' | 'live' | 'closed';
 
-export class ManagedSubscription implements Subscription, ConnectionMember {
+export class ManagedSubscription implements Subscription, ConnectionMember, BackfillTarget {
   readonly id: number;
   readonly method: string;
   readonly params: readonly unknown[];
@@ -94,6 +101,12 @@ export class ManagedSubscription implements Subscription, ConnectionMember {
   readonly #learner: IntervalLearner | undefined;
   readonly #expectedIntervalMs: number | undefined;
   readonly #silence: SilenceSettings;
+  readonly #backfill: BackfillDriver | undefined;
+  /** The parts of it a notification meets (absent when the stream's strategy has none: no per-notification check of it). */
+  readonly #holds: BackfillDriver | undefined;
+  readonly #observe: ((value: unknown) => void) | undefined;
+  /** Why the last fill left numbers unread, until the gap they make is delivered. */
+  #unfilled: GapReason | undefined;
   #allowedMs: number | undefined;
 
   constructor(owner: SubscriptionOwner, options: ManagedSubscriptionOptions) {
@@ -111,6 +124,13 @@ export class ManagedSubscription implements Subscription, ConnectionMember {
     this.link = options.link;
     if (options.link === undefined) this.#buffer = this.#own = callerBuffer(this, owner, options);
     else this.#buffer = options.link.sink;
+    this.#backfill = options.backfill && new BackfillDriver({ ...options.backfill, holdLimit: options.bufferSize }, this);
+    this.#holds = options.backfill?.strategy.fill === undefined ? undefined : this.#backfill;
+    this.#observe = options.backfill?.strategy.observe;
+  }
+
+  now(): number {
+    return this.#owner.now();
   }
 
   get closed(): boolean {
@@ -124,6 +144,7 @@ export class ManagedSubscription implements Subscription, ConnectionMember {
   /** Marks it closed for good (the manager's bookkeeping is done) and releases every wait on it. */
   markClosed(): void {
     this.state = 'closed';
+    this.#backfill?.close();
     this.wake?.();
     for (const waiter of [...this.#closeWaiters]) waiter();
     this.#closeWaiters.clear();
@@ -138,20 +159,76 @@ export class ManagedSubscription implements Subscription, ConnectionMember {
   /** A notification from the socket it is live on, that came in a frame of `frameBytes`. */
   notify(result: unknown, nowMs: number, frameBytes = 0): void {
     if (this.state !== 'live') return;
-    const decision = this.#tracker.decide(result);
-    if (!decision.deliver) return;
-    if (this.#allowedMs !== undefined || this.#learner !== undefined) this.#ticked(nowMs);
+    if (this.#holds?.holding) {
+      // Held unread while a fill runs: it still shows the socket is alive.
+      this.#tick(nowMs);
+      this.#holds.hold(result, nowMs, frameBytes);
+    } else this.#deliver(result, nowMs, frameBytes, undefined, true);
+  }
+
+  deliverLive(result: unknown, nowMs: number, frameBytes: number): void {
+    this.#deliver(result, nowMs, frameBytes, undefined, false);
+  }
+
+  deliverStep(step: BackfillStep, atMs: number): boolean {
     const endpointId = this.endpointId;
-    if (decision.gap !== undefined) {
-      const { from, to } = decision.gap;
-      this.#owner.emit({ atMs: nowMs, phase: 'gap', method: this.method, subscriptionId: this.id, endpointId, from, to });
-      if (!this.#push({ kind: 'gap', from, to, atMs: nowMs, endpointId })) return;
+    switch (step.kind) {
+      case 'notification':
+        return this.#deliver(step.value, atMs, 0, step.reorged ? REORGED : BACKFILLED, false);
+      case 'gap':
+        return this.#pushGap(step.from, step.to, atMs, step.reason);
+      case 'resync':
+        // The per-account slots move to the state read: older live notifications are dropped.
+        for (const value of step.values) this.#tracker.decide(value);
+        return this.#push({ kind: 'resync', values: step.values, atMs, endpointId });
     }
-    if (!this.#push({ kind: 'notification', value: result, atMs: nowMs, endpointId }, frameBytes)) return;
+  }
+
+  resumeAfter(n: bigint, key: string): void {
+    this.#tracker.resumeAfter(n, key);
+  }
+
+  unfilled(reason: GapReason): void {
+    this.#unfilled = reason;
+  }
+
+  /** Live for the first time (the manager's bind). */
+  started(): void {
+    this.#backfill?.started();
+  }
+
+  /** Live again after a rebind (from `fromEndpointId`): a `rebind` item, then the backfill. */
+  rebound(fromEndpointId: string, reason: RebindReason, nowMs: number): void {
+    this.#push({ kind: 'rebind', fromEndpointId, reason, atMs: nowMs, endpointId: this.endpointId });
+    this.#backfill?.rebound();
+  }
+
+  /** Delivers `result` through the stream's order and dedup; false when the subscription ended. */
+  #deliver(result: unknown, nowMs: number, frameBytes: number, flags: typeof BACKFILLED | undefined, tick: boolean): boolean {
+    const decision = this.#tracker.decide(result);
+    if (!decision.deliver) return true;
+    if (tick) this.#tick(nowMs);
+    // A fill's reason holds for the gap right after it only.
+    const reason = this.#unfilled;
+    if (reason !== undefined) this.#unfilled = undefined;
+    if (decision.gap !== undefined && !this.#pushGap(decision.gap.from, decision.gap.to, nowMs, reason)) return false;
+    const endpointId = this.endpointId;
+    // The live item stays a plain literal (the hot path); only filled ones carry flags.
+    const item: SubscriptionItem = flags === undefined ? { kind: 'notification', value: result, atMs: nowMs, endpointId } : { kind: 'notification', value: result, atMs: nowMs, endpointId, ...flags };
+    if (!this.#push(item, frameBytes)) return false;
+    this.#observe?.(result);
     if (this.profile.once) {
       this.#buffer.end(true);
       this.#owner.complete(this);
     }
+    return true;
+  }
+
+  #pushGap(from: bigint, to: bigint, atMs: number, reason: GapReason | undefined): boolean {
+    const endpointId = this.endpointId;
+    this.#owner.emit({ atMs, phase: 'gap', method: this.method, subscriptionId: this.id, endpointId, from, to });
+    const gap: GapItem = { kind: 'gap', from, to, atMs, endpointId, ...(reason === undefined ? {} : { reason }), ...this.#backfill?.gapFields(from, to) };
+    return this.#push(gap);
   }
 
   /** Now live on `endpointId` (again): the watchdog counts silence from here. */
@@ -169,18 +246,10 @@ export class ManagedSubscription implements Subscription, ConnectionMember {
     this.lostAtMs = nowMs;
   }
 
-  pushRebind(fromEndpointId: string, reason: RebindReason, nowMs: number): void {
-    this.#push({ kind: 'rebind', fromEndpointId, reason, atMs: nowMs, endpointId: this.endpointId });
-  }
-
-  /** Ends the iterator (buffered items dropped). */
-  end(): void {
-    this.#buffer.end();
-  }
-
-  /** Ends the iterator with `error` (the next `next()` rejects with it). */
-  fail(error: Error): void {
-    this.#buffer.fail(error);
+  /** Ends the iterator (buffered items dropped); with `error`, the next `next()` rejects with it. */
+  end(error?: Error): void {
+    if (error === undefined) this.#buffer.end();
+    else this.#buffer.fail(error);
   }
 
   next(): Promise<IteratorResult<SubscriptionItem, undefined>> {
@@ -203,6 +272,10 @@ export class ManagedSubscription implements Subscription, ConnectionMember {
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
+  }
+
+  #tick(nowMs: number): void {
+    if (this.#allowedMs !== undefined || this.#learner !== undefined) this.#ticked(nowMs);
   }
 
   #ticked(nowMs: number): void {

@@ -18,24 +18,48 @@ interface ItemBase {
 export interface NotificationItem<T = unknown> extends ItemBase {
   readonly kind: 'notification';
   readonly value: T;
+  /** Read over HTTP after a rebind (what the node pushed while the subscription was away), not pushed by a node. */
+  readonly backfilled?: true;
+  /** `newHeads`: this block replaces one already delivered at its number (a reorg while the subscription was away). */
+  readonly reorged?: true;
 }
 
+/** Why a backfill left numbers unfilled: its `maxBlocks` or `maxMs` bound, or the nodes could not answer. */
+export type GapReason = 'max-blocks' | 'max-ms' | 'failed';
+
 /**
- * Ordered streams only (slots, roots, new heads): the numbers `from`…`to` (inclusive) were
- * never delivered — typically missed while the subscription moved. Backfill over HTTP
- * (`getBlock`, `eth_getBlockByNumber`) if you need them.
+ * Ordered streams (slots, roots, new heads) and, with backfill, EVM logs: the numbers
+ * (blocks, slots) `from`…`to` (inclusive) were never delivered — missed while the
+ * subscription moved. With backfill on, `newHeads` and `logs` fill them themselves; a
+ * gap then means the fill stopped (`reason`). Solana slots are not all blocks: `blocks()`
+ * lists those that have one (`getBlocks` through the pool).
  */
 export interface GapItem extends ItemBase {
   readonly kind: 'gap';
   readonly from: bigint;
   readonly to: bigint;
+  /** Set when a backfill did not fill them (absent: the stream is not backfilled). */
+  readonly reason?: GapReason;
+  /** Solana `slotSubscribe`/`rootSubscribe`: the slots in `from`…`to` that hold a block (`getBlocks`), read when called. */
+  readonly blocks?: () => Promise<readonly bigint[]>;
 }
 
 /**
- * The subscription lost its socket and is live again (on `endpointId`). Anything that
- * happened between the two is not replayed by the node: ordered streams follow with a
- * `gap` if numbers were skipped; unordered streams (accounts, programs, logs) may have
- * missed changes — re-read the state over HTTP if it matters.
+ * Solana `accountSubscribe` and `programSubscribe`, after a rebind: the state now, read once
+ * over HTTP (at least at the last delivered slot), in the notifications' shape — one value
+ * for an account, one per matching account for a program. Replace what you hold with it:
+ * changes made while the socket was down are in it, accounts gone are not.
+ */
+export interface ResyncItem<T = unknown> extends ItemBase {
+  readonly kind: 'resync';
+  readonly values: readonly T[];
+}
+
+/**
+ * The subscription lost its socket and is live again (on `endpointId`). The node does not
+ * replay what happened between the two; with backfill (the default) the pool does, before
+ * live notifications resume: missed `newHeads` and `logs` (reorgs included), a `resync` of
+ * accounts and programs. Streams not backfilled follow with a `gap` if numbers were skipped.
  */
 export interface RebindItem extends ItemBase {
   readonly kind: 'rebind';
@@ -50,7 +74,7 @@ export interface OverflowItem extends ItemBase {
   readonly dropped: number;
 }
 
-export type SubscriptionItem<T = unknown> = NotificationItem<T> | GapItem | RebindItem | OverflowItem;
+export type SubscriptionItem<T = unknown> = NotificationItem<T> | GapItem | RebindItem | OverflowItem | ResyncItem<T>;
 
 /** Options of `pool.subscribe()`. */
 export interface SubscribeOptions {
@@ -78,6 +102,25 @@ export interface SubscribeOptions {
    * @default the pool's `subscriptions.redundancy` (1)
    */
   readonly redundancy?: 1 | 2 | undefined;
+  /** Backfill after a rebind for this subscription (its bounds, or `false`). @default the pool's `subscriptions.backfill` */
+  readonly backfill?: BackfillOption | undefined;
+}
+
+/**
+ * What a subscription fills in after a rebind, over HTTP through the pool, before live
+ * notifications resume: `newHeads` every missed block, `logs` the missed blocks' logs (by
+ * block hash, `removed: true` for blocks a reorg undid), accounts and programs one
+ * `resync`. Past `maxBlocks` blocks or `maxMs` the fill stops and a `gap` item says what it
+ * left. `true`: on, with the pool's bounds (or the defaults where the pool's is off).
+ * `false`: no backfill (a `gap` for skipped numbers, nothing for the rest).
+ */
+export type BackfillOption = boolean | BackfillBounds;
+
+export interface BackfillBounds {
+  /** Blocks read at most per rebind (missed ones, and reorged ones below them). @default 128 */
+  readonly maxBlocks?: number | undefined;
+  /** Time allowed for one fill, in ms (live notifications wait meanwhile). @default 10000 */
+  readonly maxMs?: number | undefined;
 }
 
 /**
@@ -158,6 +201,8 @@ export interface SubscriptionSettings {
   readonly redundancy?: 1 | 2;
   /** Opens sockets. @default Node: `ws` (loaded on the first subscription); elsewhere: the global `WebSocket` */
   readonly socketFactory?: SocketFactory;
+  /** Backfill after a rebind (see `BackfillOption`). @default `{ maxBlocks: 128, maxMs: 10000 }` */
+  readonly backfill?: BackfillOption;
 }
 
 /**

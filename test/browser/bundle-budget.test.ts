@@ -35,9 +35,10 @@ import { packAndInstall, REPO_ROOT, type PackedPackage } from '../helpers/packed
  * whole with consensus reads (issue 28 §2: the stage, its agreement table and wiring, ≈ 2 KiB;
  * measured 86.3 / 78.0), the initial load still 79 KiB; shared and redundant subscriptions
  * (issue 31 §2) ≈ 2 KiB more of the whole page, nearly all of it in the subscription chunk
- * fetched on the first `subscribe()`. Exceeding a budget fails this test.
+ * fetched on the first `subscribe()`; 89 KiB whole with backfill after a rebind (issue 31 §1, in
+ * the on-demand manager chunk; the initial load unchanged). Exceeding a budget fails this test.
  */
-const WHOLE_BUDGET_BYTES = 87 * 1024;
+const WHOLE_BUDGET_BYTES = 89 * 1024;
 const GZIP_BUDGET_BYTES = 79 * 1024;
 
 const HOOK_TIMEOUT_MS = 240_000;

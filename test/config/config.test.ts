@@ -39,6 +39,14 @@ describe('INVALID_CONFIG', () => {
     expect(configError({ endpoints: at(0, {}), integrity: { reorgWindowBlocks: 0 } }).context.issues.map((issue) => issue.path)).toEqual(['integrity.reorgWindowBlocks']);
   });
 
+  it('rejects a subscriptions backfill that is neither a boolean nor positive bounds', () => {
+    expect(configError({ endpoints: at(0, {}), subscriptions: { backfill: 'on' } }).context.issues).toEqual([{ path: 'subscriptions.backfill', message: 'must be a boolean or { maxBlocks?, maxMs? }' }]);
+    expect(configError({ endpoints: at(0, {}), subscriptions: { backfill: { maxBlocks: 0, maxMs: 0 } } }).context.issues.map((issue) => issue.path)).toEqual([
+      'subscriptions.backfill.maxBlocks',
+      'subscriptions.backfill.maxMs',
+    ]);
+  });
+
   it('rejects duplicate endpoint ids, naming both positions', () => {
     const error = configError({ endpoints: [{ id: 'main', url: KEYED_URL }, { id: 'main', url: 'https://rpc.example.org/KEYPATH123456' }] });
     expect(error.message).toContain('endpoints[1].id');

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** A running anvil on 127.0.0.1. */
@@ -14,10 +14,8 @@ export interface AnvilInstance {
   stop(): Promise<void>;
 }
 
-const ANVIL_BINARY = join(
-  dirname(fileURLToPath(import.meta.url)),
-  '../../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil',
-);
+// Resolved as a package (not a path from this file): the bench runs a compiled copy from `.bench-build/`.
+const ANVIL_BINARY = join(dirname(createRequire(import.meta.url).resolve('@foundry-rs/anvil-linux-amd64/package.json')), 'bin/anvil');
 const READY_TIMEOUT_MS = 10_000;
 const POLL_INTERVAL_MS = 50;
 const STOP_GRACE_MS = 3_000;

@@ -60,6 +60,8 @@ export function describe(items: readonly SubscriptionItem<unknown>[]): string {
           return `rebind(${item.fromEndpointId}->${item.endpointId}:${item.reason})`;
         case 'overflow':
           return `overflow(${item.dropped})`;
+        case 'resync':
+          return `resync(${item.values.length})`;
       }
     })
     .join(' ');

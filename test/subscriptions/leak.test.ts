@@ -2,7 +2,8 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSeededRandom, HttpTransportPool } from '../../src/index.js';
-import { createFakeClock, createFixtureServer, type FixtureServer } from '../../src/testing/index.js';
+import { createFakeClock, createFixtureServer, resultFixture, type FixtureServer } from '../../src/testing/index.js';
+import { drive } from '../helpers/lying-nodes.js';
 import { until } from './helpers.js';
 
 v8.setFlagsFromString('--expose-gc');
@@ -101,4 +102,50 @@ describe('leaks', () => {
     expect(clock.pendingTimers).toBe(0);
     expect(after - baseline).toBeLessThan(2 * 1024 * 1024);
   }, 60_000);
+
+  it('10 000 EVM logs subscriptions, each reading the head it covers from (backfill): sockets, timers, calls and heap back to the baseline', async () => {
+    const clock = createFakeClock();
+    const head = resultFixture('evm', 'eth_getBlockByNumber', ['latest', false], { number: '0x10', hash: `0x${'11'.repeat(32)}`, parentHash: `0x${'10'.repeat(32)}` });
+    const server = await createFixtureServer({ fixtures: [head], websocket: { slotIntervalMs: 0 } });
+    servers.push(server);
+    const pool = new HttpTransportPool({
+      endpoints: [{ id: 'a', url: server.url, wsUrl: server.wsUrl! }],
+      clock,
+      random: createSeededRandom(2),
+      cache: false,
+      subscriptions: { maxSubscriptionsPerSocket: 250 },
+    });
+    pools.push(pool);
+    const BATCH = 500;
+    const counts = { subscribed: 0, unsubscribed: 0, heads: 0 };
+    const cycle = async () => {
+      const subs = await Promise.all(Array.from({ length: BATCH }, (_, i) => pool.subscribe('eth_subscribe', ['logs', { topics: [`0x${i.toString(16).padStart(64, '0')}`] }])));
+      // Half are closed while their head read is still in flight: its call is aborted, not left behind.
+      await Promise.all(subs.slice(0, BATCH / 2).map((s) => s.close()));
+      // Identical head reads in flight share one request (the pool's coalescing).
+      await drive(clock, until(() => server.count('eth_getBlockByNumber') >= 1, 10_000, 'head read'));
+      await Promise.all(subs.slice(BATCH / 2).map((s) => s.close()));
+      counts.subscribed += server.count('eth_subscribe');
+      counts.unsubscribed += server.count('eth_unsubscribe');
+      counts.heads += server.count('eth_getBlockByNumber');
+      server.reset();
+    };
+    const settle = async () => {
+      await clock.advance(1_000);
+      await until(() => server.ws!.connections === 0, 5_000, 'sockets closed');
+    };
+    await cycle();
+    await settle();
+    const baseline = heapAfterGc();
+    for (let i = 0; i < 10_000 / BATCH; i++) await cycle();
+    await settle();
+    const after = heapAfterGc();
+
+    expect(counts.subscribed).toBe(10_500);
+    expect(counts.unsubscribed).toBe(10_500);
+    expect(counts.heads).toBeGreaterThanOrEqual(21);
+    expect(server.ws!.subscriptions()).toBe(0);
+    expect(clock.pendingTimers).toBe(0);
+    expect(after - baseline).toBeLessThan(2 * 1024 * 1024);
+  }, 120_000);
 });
