@@ -43,8 +43,9 @@ async function fillHeads(known: KnownHashes, firstLive: ChainBlock | undefined, 
     return firstLive === undefined ? { steps: [], unfilled: reasonOf(error, context) } : unfilledUpTo(last, firstLive, reasonOf(error, context));
   }
   if (top === undefined) return firstLive === undefined ? { steps: [], unfilled: 'failed' } : unfilledUpTo(last, firstLive, 'failed');
-  // The endpoints answering over HTTP are not past what was delivered (and on the same chain).
-  if (top.number <= last && known.get(top.number) === top.hash) return { steps: [] };
+  // The endpoints answering over HTTP are not past what was delivered: on the same chain, or
+  // behind every block delivered (a node catching up, not a reorg): nothing missed.
+  if (top.number <= last && (known.get(top.number) ?? top.hash) === top.hash) return { steps: [] };
   const walk = await walkChain(top, known, context);
   const steps: BackfillStep[] = [];
   if (walk.unfilled !== undefined) steps.push({ kind: 'gap', ...walk.unfilled });
