@@ -45,6 +45,16 @@ export interface RateLearnedEvent extends EventBase {
   readonly toRps: number;
   readonly reason: LearnedRateReason;
 }
+/** An endpoint's spend of its plan's monthly credits (`plan.creditsPerMonth`) crossed 80 %, 95 % or 100 %. */
+export interface CreditBudgetEvent extends EventBase {
+  readonly endpointId: string;
+  /** The share of the month's credits now spent: 0.8, 0.95 or 1. */
+  readonly threshold: 0.8 | 0.95 | 1;
+  readonly spentCredits: number;
+  readonly creditsPerMonth: number;
+  /** True at 1 with `onExhausted: 'refuse'`: nothing more goes to the endpoint this month. */
+  readonly refusing: boolean;
+}
 export interface CooldownEvent extends EventBase {
   readonly endpointId: string;
   readonly kind: RequestKind;
@@ -193,6 +203,7 @@ export interface PoolEventMap {
   failure: FailureEvent;
   'rate-limited': RateLimitedEvent;
   'rate-learned': RateLearnedEvent;
+  'credit-budget': CreditBudgetEvent;
   cooldown: CooldownEvent;
   breaker: BreakerEvent;
   reshape: ReshapeEvent;

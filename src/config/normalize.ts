@@ -7,6 +7,8 @@ import type { RequestKind } from '../retry/causes.js';
 import { poolConfigSchema } from './schema.js';
 import type { HttpTransportPoolOptions, RoleSettings } from './types.js';
 import { DEFAULT_LEARNED_RATE, type LearnedRateSettings } from '../admission/learned-rate.js';
+import type { CreditPlan } from '../admission/credit-meter.js';
+import { resolveCreditPlan } from './credit-plan.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 export const DEFAULT_RATE_LIMIT_PAUSE_MS = 1_000;
@@ -54,6 +56,8 @@ export interface NormalizedEndpoint {
   readonly verifyChain: boolean;
   /** Declared archival (`archival`); undefined: learned from answers. */
   readonly archival: boolean | undefined;
+  /** The provider plan its calls' credits count against (`plan`, `cost`); undefined: calls are not priced. */
+  readonly plan: CreditPlan | undefined;
 }
 
 /**
@@ -177,6 +181,7 @@ export function normalizeEndpoints(options: HttpTransportPoolOptions): Normalize
       roles,
       verifyChain: endpoint.verifyChain ?? true,
       archival: endpoint.archival,
+      plan: resolveCreditPlan(endpoint, `endpoints[${index}]`, issues),
     };
   });
 

@@ -81,6 +81,15 @@ export const endpointSchema = z.extend(roleSettingsSchema, {
   verifyChain: z.optional(z.boolean({ error: 'must be a boolean' })),
   archival: z.optional(z.boolean({ error: 'must be a boolean' })),
   maxBatchSize: z.optional(positiveInt()),
+  plan: z.optional(
+    z.strictObject({
+      provider: z.optional(z.enum(['alchemy', 'quicknode', 'helius', 'infura'], { error: "must be 'alchemy', 'quicknode', 'helius' or 'infura'" })),
+      creditsPerSecond: z.optional(positive()),
+      creditsPerMonth: z.optional(positive()),
+      onExhausted: z.optional(z.enum(['refuse', 'continue'], { error: "must be 'refuse' or 'continue'" })),
+    }),
+  ),
+  cost: z.optional(z.record(z.string().check(z.minLength(1, 'method names must not be empty')), nonNegative())),
 });
 
 export const retrySettingsSchema = z.strictObject({

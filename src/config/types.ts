@@ -86,6 +86,34 @@ export interface EndpointConfig extends RoleSettings {
    * larger batches are split. Providers cap it (some plans at 10 or 50). @default 100
    */
   readonly maxBatchSize?: number;
+  /**
+   * The provider plan this endpoint bills against (README "Credits and monthly budgets"):
+   * admission counts each call's credits — the provider's table, detected from the URL's
+   * host or named in `provider`, under the endpoint's own `cost` — against
+   * `creditsPerSecond` and `creditsPerMonth`. @default none (calls are not priced)
+   */
+  readonly plan?: CreditPlanOptions;
+  /**
+   * Credits per method (`'*'`: any method not listed), over the provider's table, e.g.
+   * `{ eth_getLogs: 75, eth_blockNumber: 10 }`. Needs `plan`. @default the provider's table, else 1 per call
+   */
+  readonly cost?: Readonly<Record<string, number>>;
+}
+
+/** An endpoint's provider plan, in the provider's credits (Alchemy compute units, QuickNode/Helius/Infura credits). */
+export interface CreditPlanOptions {
+  /** Whose cost table prices the calls. @default detected from the URL's host (alchemy.com, quiknode.pro, helius-rpc.com, infura.io), else none */
+  readonly provider?: 'alchemy' | 'quicknode' | 'helius' | 'infura';
+  /** The plan's throughput: credits per second, with a burst of one second of them. @default unlimited */
+  readonly creditsPerSecond?: number;
+  /** The plan's monthly credits (a UTC calendar month): `credit-budget` events at 80 %, 95 % and 100 %. @default no monthly budget */
+  readonly creditsPerMonth?: number;
+  /**
+   * Once the month's credits are spent: `'refuse'` sends nothing more to this endpoint until
+   * the month ends (the next tier takes the traffic; with none left a call fails at once with
+   * `BUDGET_EXHAUSTED`), `'continue'` only emits the event. @default 'continue'
+   */
+  readonly onExhausted?: 'refuse' | 'continue';
 }
 
 /**

@@ -21,6 +21,7 @@ export const TRANSPORT_ERROR_CODES = [
   'SUBSCRIPTION_OVERFLOW',
   'LOG_RANGE_LIMIT',
   'LOAD_FAILED',
+  'BUDGET_EXHAUSTED',
 ] as const;
 
 export type TransportErrorCode = (typeof TRANSPORT_ERROR_CODES)[number];

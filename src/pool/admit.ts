@@ -65,8 +65,8 @@ export class PoolAdmission {
     for (const group of this.#groups.values()) this.#admission.drain(group);
   }
 
-  /** The permit when a role admits right now; undefined otherwise (every error case is `acquire`'s to report). */
-  tryAcquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance, explore = false): HttpRequestPermit | undefined {
+  /** The permit when a role admits right now; undefined otherwise (every error case is `acquire`'s to report). `method`: what a credit plan prices. */
+  tryAcquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance, explore = false, method?: string): HttpRequestPermit | undefined {
     const group = this.#groups.get(kind);
     if (this.closed || !group || group.enabledRoles === 0 || options.endpoint !== undefined) return undefined;
     const timeoutMs = options.timeoutMs ?? group.defaultTimeoutMs;
@@ -81,6 +81,7 @@ export class PoolAdmission {
       timeoutMs,
       signal: options.signal,
       explore,
+      method,
     });
     return role && new HttpRequestPermit(role, this.#permitHost!, deadlineMs);
   }
@@ -97,7 +98,7 @@ export class PoolAdmission {
     );
   }
 
-  acquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance, explore = false): Promise<HttpRequestPermit> {
+  acquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance, explore = false, method?: string): Promise<HttpRequestPermit> {
     if (this.closed) return Promise.reject(poolClosedError());
     if (options.signal?.aborted) return Promise.reject(abortedError(options.signal));
     const group = this.#groups.get(kind);
@@ -110,7 +111,7 @@ export class PoolAdmission {
     }
     const deadlineMs = this.#clock.now() + timeoutMs;
     return this.#admission
-      .acquire({ group, pin, avoid: avoid?.endpoints, avoidUntilMs: avoid?.untilMs ?? 0, deadlineMs, timeoutMs, signal: options.signal, explore })
+      .acquire({ group, pin, avoid: avoid?.endpoints, avoidUntilMs: avoid?.untilMs ?? 0, deadlineMs, timeoutMs, signal: options.signal, explore, method })
       .then((role) => new HttpRequestPermit(role, this.#permitHost!, deadlineMs));
   }
 

@@ -35,6 +35,7 @@ import { createRedactor, secretFragments } from '../errors/redact.js';
 import { createDefaultExecutor } from '../http/default-executor.js';
 import { integrityAskOf, integrityFactsOf } from '../integrity/integrity-ask.js';
 import { classifyMethod, METHOD_TABLE } from '../jsonrpc/method-table.js';
+import { creditMeterOf } from '../parts/credit-budget.js';
 import { ChainGuard, chainChecksOf, describeExpectedChain } from '../parts/chain-guard.js';
 import { EndpointHealth } from '../parts/endpoint-health.js';
 import type { FleetWiring } from '../parts/fleet-wiring.js';
@@ -95,7 +96,7 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
   const now = clock.now();
   const balance = options.balance === false ? undefined : (options.balance ?? {});
   const roles = endpoints.flatMap((endpoint) => {
-    const load = new EndpointLoad(endpoint.maxConcurrentRequests, balance?.decayMs);
+    const load = new EndpointLoad(endpoint.maxConcurrentRequests, balance?.decayMs, creditMeterOf(endpoint, clock, events));
     return endpoint.roles.map((role) => new RoleState(endpoint, role, now, load));
   });
   const balancer = balance === undefined ? undefined : new Balancer(roles, balance);
@@ -228,8 +229,8 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
     },
     closedError: () => admission.closedError,
     nextId: () => (id = id >= Number.MAX_SAFE_INTEGER ? 1 : id + 1),
-    acquire: (kind, acquireOptions, avoid, explore) => admission.acquire(kind, acquireOptions, avoid, explore),
-    tryAcquire: (kind, acquireOptions, avoid, explore) => admission.tryAcquire(kind, acquireOptions, avoid, explore),
+    acquire: (kind, acquireOptions, avoid, explore, method) => admission.acquire(kind, acquireOptions, avoid, explore, method),
+    tryAcquire: (kind, acquireOptions, avoid, explore, method) => admission.tryAcquire(kind, acquireOptions, avoid, explore, method),
     classify,
     // Integrity checks are on by default; off, a call reads no question from its params.
     integrityOf: integrity === undefined ? () => undefined : (method, params) => integrityAskOf(method, params, integrityFacts),

@@ -25,6 +25,7 @@ describe('TransportError', () => {
         "SUBSCRIPTION_OVERFLOW",
         "LOG_RANGE_LIMIT",
         "LOAD_FAILED",
+        "BUDGET_EXHAUSTED",
       ]
     `);
   });

@@ -1,0 +1,27 @@
+/** An endpoint's `plan` and `cost` resolved: the provider's table (named, or detected from the URL's host) and the user's costs over it. */
+import { CREDIT_TABLES, creditProviderOf } from '../admission/credit-tables.js';
+import type { CreditPlan } from '../admission/credit-meter.js';
+import type { ConfigIssue } from '../errors/transport-error.js';
+import type { EndpointConfig } from './types.js';
+
+export function resolveCreditPlan(endpoint: EndpointConfig, path: string, issues: ConfigIssue[]): CreditPlan | undefined {
+  const { plan, cost } = endpoint;
+  if (plan === undefined) {
+    if (cost !== undefined) issues.push({ path: `${path}.cost`, message: 'needs plan (creditsPerSecond or creditsPerMonth) to count against' });
+    return undefined;
+  }
+  if (plan.creditsPerSecond === undefined && plan.creditsPerMonth === undefined) {
+    issues.push({ path: `${path}.plan`, message: 'must set creditsPerSecond or creditsPerMonth' });
+  }
+  if (plan.onExhausted === 'refuse' && plan.creditsPerMonth === undefined) {
+    issues.push({ path: `${path}.plan.onExhausted`, message: "'refuse' needs plan.creditsPerMonth" });
+  }
+  const provider = plan.provider ?? creditProviderOf(endpoint.url);
+  return {
+    table: provider === undefined ? undefined : CREDIT_TABLES[provider],
+    cost: cost ?? {},
+    creditsPerSecond: plan.creditsPerSecond,
+    creditsPerMonth: plan.creditsPerMonth,
+    onExhausted: plan.onExhausted ?? 'continue',
+  };
+}
