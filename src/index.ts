@@ -55,6 +55,7 @@ export { wsSocketFactory, webSocketFactory, type SocketFactory, type SocketHandl
 export type { Subscriber } from './subscriptions/mapped.js';
 export type { PoolFleet, FleetJoinOptions, FleetMembership, FleetFact, FleetTopic, FleetBucketSpec, FleetStatus, FleetMode } from './fleet/types.js';
 export type { BalanceSettings } from './balance/balance-settings.js';
+export type { CreditTable } from './admission/credit-meter.js';
 export type { HedgeSettings } from './balance/hedge-policy.js';
 export type {
   HttpTransportPoolOptions,

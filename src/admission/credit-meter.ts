@@ -6,8 +6,24 @@
  * tells it when one is sent; the everyday path of an endpoint without a plan never meets it.
  */
 import type { Clock } from '../clock.js';
-import type { CreditTable } from './credit-tables.js';
 import { TokenBucket } from './token-bucket.js';
+
+/** A provider's per-method credit costs (built-in ones: `sturdy-rpc/credits`). */
+export interface CreditTable {
+  /** Where the numbers come from. */
+  readonly source: string;
+  /** When they were read there (ISO date). */
+  readonly readOn: string;
+  /** Credits of a method the table does not list. */
+  readonly defaultCost: number;
+  /** Credits billed per call (the monthly budget counts these). */
+  readonly methods: Readonly<Record<string, number>>;
+  /**
+   * Credits a call counts against the per-second limit, where it differs from what it is
+   * billed (Alchemy's "throughput CU").
+   */
+  readonly throughput?: Readonly<Record<string, number>>;
+}
 
 /** What happens once the month's credits are spent: `'refuse'` sends nothing more there (the next tier takes the traffic), `'continue'` only says so. */
 export type OnBudgetExhausted = 'refuse' | 'continue';

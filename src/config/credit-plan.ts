@@ -1,5 +1,4 @@
-/** An endpoint's `plan` and `cost` resolved: the provider's table (named, or detected from the URL's host) and the user's costs over it. */
-import { CREDIT_TABLES, creditProviderOf } from '../admission/credit-tables.js';
+/** An endpoint's `plan` and `cost` resolved: the provider's table and the user's costs over it. */
 import type { CreditPlan } from '../admission/credit-meter.js';
 import type { ConfigIssue } from '../errors/transport-error.js';
 import type { EndpointConfig } from './types.js';
@@ -16,9 +15,8 @@ export function resolveCreditPlan(endpoint: EndpointConfig, path: string, issues
   if (plan.onExhausted === 'refuse' && plan.creditsPerMonth === undefined) {
     issues.push({ path: `${path}.plan.onExhausted`, message: "'refuse' needs plan.creditsPerMonth" });
   }
-  const provider = plan.provider ?? creditProviderOf(endpoint.url);
   return {
-    table: provider === undefined ? undefined : CREDIT_TABLES[provider],
+    table: plan.table,
     cost: cost ?? {},
     creditsPerSecond: plan.creditsPerSecond,
     creditsPerMonth: plan.creditsPerMonth,

@@ -83,7 +83,12 @@ export const endpointSchema = z.extend(roleSettingsSchema, {
   maxBatchSize: z.optional(positiveInt()),
   plan: z.optional(
     z.strictObject({
-      provider: z.optional(z.enum(['alchemy', 'quicknode', 'helius', 'infura'], { error: "must be 'alchemy', 'quicknode', 'helius' or 'infura'" })),
+      table: z.optional(
+        z.custom<object>(
+          (value) => typeof value === 'object' && value !== null && typeof (value as { defaultCost?: unknown }).defaultCost === 'number' && typeof (value as { methods?: unknown }).methods === 'object',
+          { message: "must be a credit table (creditTables.alchemy, … from 'sturdy-rpc/credits')" },
+        ),
+      ),
       creditsPerSecond: z.optional(positive()),
       creditsPerMonth: z.optional(positive()),
       onExhausted: z.optional(z.enum(['refuse', 'continue'], { error: "must be 'refuse' or 'continue'" })),

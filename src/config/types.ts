@@ -9,6 +9,7 @@ import type { PoolLogger } from '../logging/pool-logger.js';
 import type { MicroBatchSettings } from '../batch/types.js';
 import type { RequestKind, RetryClass } from '../retry/causes.js';
 import type { SubscriptionSettings } from '../subscriptions/types.js';
+import type { CreditTable } from '../admission/credit-meter.js';
 
 /** Bounds and start of a learned rate (`requestsPerSecond: { auto: … }`), in requests per second. */
 export interface LearnedRateOptions {
@@ -88,9 +89,8 @@ export interface EndpointConfig extends RoleSettings {
   readonly maxBatchSize?: number;
   /**
    * The provider plan this endpoint bills against (README "Credits and monthly budgets"):
-   * admission counts each call's credits — the provider's table, detected from the URL's
-   * host or named in `provider`, under the endpoint's own `cost` — against
-   * `creditsPerSecond` and `creditsPerMonth`. @default none (calls are not priced)
+   * admission counts each call's credits — the endpoint's own `cost` over the plan's `table`
+   * — against `creditsPerSecond` and `creditsPerMonth`. @default none (calls are not priced)
    */
   readonly plan?: CreditPlanOptions;
   /**
@@ -102,8 +102,8 @@ export interface EndpointConfig extends RoleSettings {
 
 /** An endpoint's provider plan, in the provider's credits (Alchemy compute units, QuickNode/Helius/Infura credits). */
 export interface CreditPlanOptions {
-  /** Whose cost table prices the calls. @default detected from the URL's host (alchemy.com, quiknode.pro, helius-rpc.com, infura.io), else none */
-  readonly provider?: 'alchemy' | 'quicknode' | 'helius' | 'infura';
+  /** The provider's cost table that prices the calls (`creditTables.alchemy`, … from `sturdy-rpc/credits`). @default none: each call costs its `cost` entry, else `cost['*']`, else 1 */
+  readonly table?: CreditTable;
   /** The plan's throughput: credits per second, with a burst of one second of them. @default unlimited */
   readonly creditsPerSecond?: number;
   /** The plan's monthly credits (a UTC calendar month): `credit-budget` events at 80 %, 95 % and 100 %. @default no monthly budget */

@@ -78,7 +78,7 @@ describe('a monthly credit budget (plan.creditsPerMonth)', () => {
     expect(bad({ plan: {} })).toContain('endpoints[0].plan: must set creditsPerSecond or creditsPerMonth');
     expect(bad({ plan: { creditsPerSecond: 10, onExhausted: 'refuse' } })).toContain("endpoints[0].plan.onExhausted: 'refuse' needs plan.creditsPerMonth");
     expect(bad({ plan: { creditsPerSecond: -1 } })).toContain('endpoints[0].plan.creditsPerSecond: must be > 0');
-    expect(bad({ plan: { creditsPerSecond: 1, provider: 'acme' } })).toContain('endpoints[0].plan.provider');
+    expect(bad({ plan: { creditsPerSecond: 1, table: 'alchemy' } })).toContain("endpoints[0].plan.table: must be a credit table (creditTables.alchemy, … from 'sturdy-rpc/credits')");
     expect(bad({ plan: { creditsPerSecond: 1 }, cost: { eth_call: -2 } })).toContain('endpoints[0].cost.eth_call: must be >= 0');
   });
 });

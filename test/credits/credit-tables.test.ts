@@ -1,33 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { CreditMeter, nextMonthStartMs, type CreditPlan } from '../../src/admission/credit-meter.js';
-import { CREDIT_TABLES, creditProviderOf } from '../../src/admission/credit-tables.js';
+import { creditTables } from '../../src/credits/index.js';
 import { createFakeClock } from '../../src/testing/fake-clock.js';
 
 const plan = (over: Partial<CreditPlan>): CreditPlan => ({ table: undefined, cost: {}, creditsPerSecond: 100, creditsPerMonth: undefined, onExhausted: 'continue', ...over });
 
 describe('credit tables', () => {
   it('every table names its source and the date it was read', () => {
-    for (const table of Object.values(CREDIT_TABLES)) {
+    for (const table of Object.values(creditTables)) {
       expect(table.source).toMatch(/^https:\/\//);
       expect(table.readOn).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     }
   });
 
-  it("detects the provider from the URL's host only (never from a path or a look-alike)", () => {
-    expect(creditProviderOf('https://eth-mainnet.g.alchemy.com/v2/KEY')).toBe('alchemy');
-    expect(creditProviderOf('https://mainnet.infura.io/v3/KEY')).toBe('infura');
-    expect(creditProviderOf('https://mainnet.helius-rpc.com/?api-key=KEY')).toBe('helius');
-    expect(creditProviderOf('https://x-y.quiknode.pro/KEY/')).toBe('quicknode');
-    expect(creditProviderOf('https://notalchemy.com/alchemy.com')).toBeUndefined();
-  });
-
   it("prices a call: the user's cost, then the provider's method, then '*', then the provider's default; throughput apart from the bill", () => {
-    const meter = new CreditMeter(plan({ table: CREDIT_TABLES.alchemy, cost: { eth_call: 30 } }), createFakeClock());
+    const meter = new CreditMeter(plan({ table: creditTables.alchemy, cost: { eth_call: 30 } }), createFakeClock());
     expect(meter.costOf('eth_call')).toEqual({ billed: 30, throughput: 30 });
     expect(meter.costOf('eth_getLogs')).toEqual({ billed: 60, throughput: 60 });
     expect(meter.costOf('eth_sendRawTransaction')).toEqual({ billed: 40, throughput: 250 });
     expect(meter.costOf('alchemy_unknownMethod')).toEqual({ billed: 20, throughput: 20 });
-    const own = new CreditMeter(plan({ table: CREDIT_TABLES.infura, cost: { '*': 3 } }), createFakeClock());
+    const own = new CreditMeter(plan({ table: creditTables.infura, cost: { '*': 3 } }), createFakeClock());
     expect(own.costOf('eth_getLogs')).toEqual({ billed: 255, throughput: 255 });
     expect(own.costOf('made_up')).toEqual({ billed: 3, throughput: 3 });
     expect(new CreditMeter(plan({}), createFakeClock()).costOf('anything')).toEqual({ billed: 1, throughput: 1 });

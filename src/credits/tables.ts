@@ -3,25 +3,9 @@
  * and the date it was read, because providers change them (Alchemy's `eth_getLogs` was 75
  * compute units in its own worked example and is 60 in its table). A number marked
  * uncertain below is the best reading of a page that does not state it plainly; a user's
- * `cost` table wins over any of them.
+ * `cost` wins over any of them.
  */
-
-/** A provider's per-method credit costs. */
-export interface CreditTable {
-  /** Where the numbers come from. */
-  readonly source: string;
-  /** When they were read there (ISO date). */
-  readonly readOn: string;
-  /** Credits of a method the table does not list. */
-  readonly defaultCost: number;
-  /** Credits billed per call (the monthly budget counts these). */
-  readonly methods: Readonly<Record<string, number>>;
-  /**
-   * Credits a call counts against the per-second limit, where it differs from what it is
-   * billed (Alchemy's "throughput CU").
-   */
-  readonly throughput?: Readonly<Record<string, number>>;
-}
+import type { CreditTable } from '../admission/credit-meter.js';
 
 /** The providers with a built-in table. */
 export type CreditProvider = 'alchemy' | 'quicknode' | 'helius' | 'infura';
@@ -102,15 +86,5 @@ const infura: CreditTable = {
   },
 };
 
-export const CREDIT_TABLES: Readonly<Record<CreditProvider, CreditTable>> = { alchemy, quicknode, helius, infura };
-
-/** The provider whose table applies to a URL's host, when it is one of theirs. */
-export function creditProviderOf(url: string): CreditProvider | undefined {
-  const host = new URL(url).hostname;
-  const under = (domain: string) => host === domain || host.endsWith(`.${domain}`);
-  if (under('alchemy.com') || under('alchemyapi.io')) return 'alchemy';
-  if (under('quiknode.pro') || under('quicknode.com')) return 'quicknode';
-  if (under('helius-rpc.com') || under('helius.xyz')) return 'helius';
-  if (under('infura.io')) return 'infura';
-  return undefined;
-}
+/** The built-in tables, by provider: pass one as an endpoint's `plan.table`. */
+export const creditTables: Readonly<Record<CreditProvider, CreditTable>> = { alchemy, quicknode, helius, infura };
