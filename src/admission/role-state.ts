@@ -7,6 +7,7 @@ import { PeakEwma } from '../balance/peak-ewma.js';
 import { TokenBucket, type AdmissionBucket } from './token-bucket.js';
 import { LearnedBucket } from './learned-bucket.js';
 import type { CreditMeter } from './credit-meter.js';
+import type { GradientLimit } from './gradient-limit.js';
 
 export type Availability = 'available' | 'degraded' | 'rate-limited';
 
@@ -35,7 +36,10 @@ export const DISABLED_BAND = 4;
  */
 export class EndpointLoad {
   inFlight = 0;
-  readonly max: number | undefined;
+  /** Requests in flight admission allows (fixed, or the learned concurrency's current limit). */
+  max: number | undefined;
+  /** `maxConcurrentRequests: 'auto'`: the limit learned from latency; undefined otherwise. */
+  readonly concurrency: GradientLimit | undefined;
   /** Peak-EWMA latency of the endpoint's answers (latency-aware choice). */
   readonly latency: PeakEwma;
   /** Last instant the endpoint finished a request, or became busy: with requests in flight, it has been silent since. */
@@ -43,8 +47,9 @@ export class EndpointLoad {
   /** The endpoint's credit plan (`plan`), shared by its roles; undefined without one. */
   readonly credits: CreditMeter | undefined;
 
-  constructor(max: number | undefined, latencyDecayMs = DEFAULT_DECAY_MS, credits?: CreditMeter) {
-    this.max = max;
+  constructor(max: number | undefined, latencyDecayMs = DEFAULT_DECAY_MS, credits?: CreditMeter, concurrency?: GradientLimit) {
+    this.max = concurrency?.limit ?? max;
+    this.concurrency = concurrency;
     this.latency = new PeakEwma(latencyDecayMs);
     this.credits = credits;
   }

@@ -45,6 +45,13 @@ export interface RateLearnedEvent extends EventBase {
   readonly toRps: number;
   readonly reason: LearnedRateReason;
 }
+/** A `maxConcurrentRequests: 'auto'` endpoint's learned concurrency moved (at most one event a second per endpoint). */
+export interface ConcurrencyLearnedEvent extends EventBase {
+  readonly endpointId: string;
+  /** Requests in flight allowed before (as last reported) and now. */
+  readonly fromLimit: number;
+  readonly toLimit: number;
+}
 /** An endpoint's spend of its plan's monthly credits (`plan.creditsPerMonth`) crossed 80 %, 95 % or 100 %. */
 export interface CreditBudgetEvent extends EventBase {
   readonly endpointId: string;
@@ -204,6 +211,7 @@ export interface PoolEventMap {
   'rate-limited': RateLimitedEvent;
   'rate-learned': RateLearnedEvent;
   'credit-budget': CreditBudgetEvent;
+  'concurrency-learned': ConcurrencyLearnedEvent;
   cooldown: CooldownEvent;
   breaker: BreakerEvent;
   reshape: ReshapeEvent;

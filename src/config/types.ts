@@ -49,7 +49,25 @@ export interface RoleSettings {
   readonly pauseAfterRateLimitMs?: number;
 }
 
-export interface EndpointConfig extends RoleSettings {
+/** Bounds and start of a learned concurrency (`maxConcurrentRequests: { auto: … }`), in requests in flight. */
+export interface LearnedConcurrencyOptions {
+  /** The floor. @default 4 */
+  readonly min?: number;
+  /** The ceiling. @default 500 */
+  readonly max?: number;
+  /** Where learning starts (clamped into `[min, max]`). @default 20 */
+  readonly start?: number;
+}
+
+export interface EndpointConfig extends Omit<RoleSettings, 'maxConcurrentRequests'> {
+  /**
+   * Concurrency permits of the endpoint, shared by its roles (a role may set a lower
+   * number). `'auto'` (or `{ auto: { min, max, start } }`) learns it from latency, after
+   * Gradient2 (README "Learned concurrency"): lower when answers slow down past 1.5 times
+   * their long-run average (a provider throttling by delay), higher only while at least
+   * half the permits are in use. @default unlimited
+   */
+  readonly maxConcurrentRequests?: number | 'auto' | { readonly auto: LearnedConcurrencyOptions };
   /**
    * Stable name used in errors, events and snapshots. @default `<eTLD+1>-<index>` — never
    * derived from the full host or path, because providers put keys there.

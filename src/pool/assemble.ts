@@ -36,6 +36,7 @@ import { createDefaultExecutor } from '../http/default-executor.js';
 import { integrityAskOf, integrityFactsOf } from '../integrity/integrity-ask.js';
 import { classifyMethod, METHOD_TABLE } from '../jsonrpc/method-table.js';
 import { creditMeterOf } from '../parts/credit-budget.js';
+import { concurrencyAutopilotReporter, gradientLimitOf } from '../parts/concurrency-autopilot.js';
 import { ChainGuard, chainChecksOf, describeExpectedChain } from '../parts/chain-guard.js';
 import { EndpointHealth } from '../parts/endpoint-health.js';
 import type { FleetWiring } from '../parts/fleet-wiring.js';
@@ -96,7 +97,7 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
   const now = clock.now();
   const balance = options.balance === false ? undefined : (options.balance ?? {});
   const roles = endpoints.flatMap((endpoint) => {
-    const load = new EndpointLoad(endpoint.maxConcurrentRequests, balance?.decayMs, creditMeterOf(endpoint, clock, events));
+    const load = new EndpointLoad(endpoint.maxConcurrentRequests, balance?.decayMs, creditMeterOf(endpoint, clock, events), gradientLimitOf(endpoint));
     return endpoint.roles.map((role) => new RoleState(endpoint, role, now, load));
   });
   const balancer = balance === undefined ? undefined : new Balancer(roles, balance);
@@ -166,6 +167,8 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
   if (balancer !== undefined) reporters.push(balancerReporter(balancer, clock));
   if (hedging !== undefined) reporters.push(hedging.reporter);
   reporters.push(rateAutopilotReporter(roles, clock, events));
+  const concurrency = concurrencyAutopilotReporter(roles, clock, events);
+  if (concurrency !== undefined) reporters.push(concurrency);
   reporters.push(roleStateReporter(clock, events, fleet === undefined ? undefined : (role, cooldownMs) => fleet.cooldownStarted(role, cooldownMs)));
   const permitHost = createPermitHost(reporters, clock, (kind) => admission.drain(kind));
   admission.reportTo(permitHost);

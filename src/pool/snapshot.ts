@@ -35,6 +35,8 @@ export interface EndpointSnapshot {
   readonly operator: string;
   /** The endpoint's concurrency limit, shared by all its roles (undefined = unlimited). */
   readonly maxConcurrentRequests: number | undefined;
+  /** The concurrency learned for a `maxConcurrentRequests: 'auto'` endpoint now; undefined for a fixed limit or none. */
+  readonly learnedMaxConcurrentRequests?: number | undefined;
   /** Requests in flight on the endpoint, all roles together: what the node has received and not yet answered. */
   readonly inFlight: number;
   readonly reputation: EndpointReputationView | undefined;
@@ -121,6 +123,7 @@ export function buildSnapshot(
       endpointId: endpoint.id,
       operator: endpoint.operator,
       maxConcurrentRequests: endpoint.maxConcurrentRequests,
+      learnedMaxConcurrentRequests: role?.load.concurrency === undefined ? undefined : role.load.max,
       inFlight: role?.load.inFlight ?? 0,
       reputation: health.reputationOf(endpoint.id, nowMs),
       breakerOpenRemainingMs: health.breakerRemainingMs(endpoint.id, nowMs),

@@ -31,10 +31,12 @@ import { packAndInstall, type PackedPackage } from '../helpers/packed-package.js
  * initial with base58/base64 from @scure/base again (a dependency on purpose, not hand-written;
  * ≈ 1.7 KiB); 82 KiB whole and 73 KiB initial with the read cache (main measured 79.5 / 70.9,
  * over its 78 / 69) and the integrity checks on every answer (`src/integrity/`, +1.9 KiB).; 86 KiB whole and 79 KiB initial with learned
- * rates (issue 30: the learned bucket, its decisions, the provider's rate-limit headers). Exceeding
- * a budget fails this test.
+ * rates (issue 30: the learned bucket, its decisions, the provider's rate-limit headers); 87 KiB
+ * whole with credit plans and learned concurrency (measured 86.6 / 78.1: the credit meter, the
+ * budget's errors and the Gradient2 limit, ≈ 1.5 KiB; the providers' cost tables stay out, in
+ * `sturdy-rpc/credits`). Exceeding a budget fails this test.
  */
-const WHOLE_BUDGET_BYTES = 86 * 1024;
+const WHOLE_BUDGET_BYTES = 87 * 1024;
 const GZIP_BUDGET_BYTES = 79 * 1024;
 
 const HOOK_TIMEOUT_MS = 240_000;
