@@ -87,14 +87,14 @@ export class PoolAdmission {
   }
 
   /** A permit for a hedge of `primary`'s call, now or never: PATH's rule — not the first attempt's operator when another can take it; never the same endpoint. */
-  tryHedgePermit(kind: RequestKind, primary: HttpRequestPermit, signal: AbortSignal | undefined): HttpRequestPermit | undefined {
+  tryHedgePermit(kind: RequestKind, primary: HttpRequestPermit, signal: AbortSignal | undefined, method: string): HttpRequestPermit | undefined {
     const timeoutMs = primary.deadlineMs - this.#clock.now();
     const never = Number.POSITIVE_INFINITY;
     const role = permitRole(primary);
     const sameOperator = this.#sameOperator.get(role.endpoint.operator)!;
     return (
-      this.tryAcquire(kind, { timeoutMs, signal }, { endpoints: sameOperator, untilMs: never }) ??
-      (sameOperator.size > 1 ? this.tryAcquire(kind, { timeoutMs, signal }, { endpoints: new Set([role.endpointId]), untilMs: never }) : undefined)
+      this.tryAcquire(kind, { timeoutMs, signal }, { endpoints: sameOperator, untilMs: never }, false, method) ??
+      (sameOperator.size > 1 ? this.tryAcquire(kind, { timeoutMs, signal }, { endpoints: new Set([role.endpointId]), untilMs: never }, false, method) : undefined)
     );
   }
 

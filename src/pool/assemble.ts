@@ -269,7 +269,7 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
         : {
             hedging,
             timers: new TimerQueue(clock),
-            tryHedgePermit: (kind, primary, signal) => admission.tryHedgePermit(kind, primary, signal),
+            tryHedgePermit: (kind, primary, signal, method) => admission.tryHedgePermit(kind, primary, signal, method),
             observeLost: (role, elapsedMs) => balancer?.observeLost(role, elapsedMs, clock.now()),
           },
     // Deterministic exploration: a credit, not a random draw, so the injected random's sequence (backoffs) is untouched.
