@@ -28,7 +28,10 @@ export function concurrencyAutopilotReporter(roles: readonly RoleState[], clock:
     const load = role.load;
     const concurrency = load.concurrency;
     if (concurrency === undefined) return;
+    const before = load.max;
     load.max = concurrency.onSample(latencyMs, load.inFlight);
+    // Most answers leave the integer limit where it was: no clock read, no event.
+    if (load.max === before) return;
     const nowMs = clock.now();
     const last = told.get(load) ?? { limit: concurrency.settings.start, atMs: Number.NEGATIVE_INFINITY };
     if (load.max === last.limit || nowMs - last.atMs < CONCURRENCY_EVENT_INTERVAL_MS) return;
