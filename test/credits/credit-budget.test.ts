@@ -3,6 +3,7 @@ import type { CreditBudgetEvent } from '../../src/api/events.js';
 import { TransportError } from '../../src/errors/transport-error.js';
 import { rejection } from '../helpers/pools.js';
 import { createTestPool, endpoint } from '../pool/pool-fixtures.js';
+import { idOf, ok } from '../helpers/scripted-executor.js';
 
 /** A paid endpoint whose month holds 1000 credits at 50 per call: 20 calls spend it. */
 const paid = (onExhausted: 'refuse' | 'continue') =>
@@ -80,5 +81,29 @@ describe('a monthly credit budget (plan.creditsPerMonth)', () => {
     expect(bad({ plan: { creditsPerSecond: -1 } })).toContain('endpoints[0].plan.creditsPerSecond: must be > 0');
     expect(bad({ plan: { creditsPerSecond: 1, table: 'alchemy' } })).toContain("endpoints[0].plan.table: must be a credit table (creditTables.alchemy, … from 'sturdy-rpc/credits')");
     expect(bad({ plan: { creditsPerSecond: 1 }, cost: { eth_call: -2 } })).toContain('endpoints[0].cost.eth_call: must be >= 0');
+  });
+});
+
+describe('a per-second credit plan (plan.creditsPerSecond)', () => {
+  it("prices a wire batch's every item as it is sent: the next call waits for the debt to be paid back", async () => {
+    const t = createTestPool([endpoint('paid', { plan: { creditsPerSecond: 100 }, cost: { eth_getLogs: 75, eth_blockNumber: 10 } })], {
+      retry: { maxRetries: 0 },
+      hedge: false,
+      cache: false,
+    });
+    t.executor.script('paid', (request) => {
+      const items = JSON.parse(request.body) as { id: number }[];
+      return { type: 'response', status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(items.map((item) => ({ jsonrpc: '2.0', id: item.id, result: [] }))) };
+    }, (request) => ok('0x1', idOf(request)));
+    // Three log queries in one request: 225 credits from a bucket of 100, so 125 of debt.
+    await t.pool.batch([{ method: 'eth_getLogs', params: [{}] }, { method: 'eth_getLogs', params: [{}] }, { method: 'eth_getLogs', params: [{}] }]);
+    expect(t.pool.snapshot().endpoints[0]!.credits!.available).toBeCloseTo(-125);
+    const head = t.pool.request('eth_blockNumber', []);
+    await t.clock.advance(1_340);
+    expect(t.executor.countFor('paid', 'eth_blockNumber')).toBe(0);
+    // 135 credits of refill pay the debt and the head read's 10.
+    await t.clock.advance(20);
+    await expect(head).resolves.toBe('0x1');
+    await t.pool.close();
   });
 });
