@@ -17,7 +17,7 @@ export interface TimerHandle {
 export interface Clock {
   /** Monotonic milliseconds (fractional allowed). Only differences are meaningful. */
   now(): number;
-  /** Wall-clock milliseconds since the epoch, used only to read HTTP-dates (`Retry-After`). */
+  /** Wall-clock milliseconds since the epoch, used only to read HTTP-dates (`Retry-After`) and to tell a credit plan's calendar month. */
   wallNow(): number;
   /**
    * Runs `callback` once after `delayMs` (clamped to ≥ 0). `options.unref`: background work

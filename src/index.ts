@@ -40,6 +40,8 @@ export type {
   FailureEvent,
   RateLimitedEvent,
   RateLearnedEvent,
+  CreditBudgetEvent,
+  ConcurrencyLearnedEvent,
   CooldownEvent,
   BreakerEvent,
   ReshapeEvent,
@@ -75,12 +77,15 @@ export { wsSocketFactory, webSocketFactory, type WsConstructor, type WsLike, typ
 export type { Subscriber } from './subscriptions/mapped.js';
 export type { PoolFleet, FleetJoinOptions, FleetMembership, FleetFact, FleetTopic, FleetBucketSpec, FleetStatus, FleetMode } from './fleet/types.js';
 export type { BalanceSettings } from './balance/balance-settings.js';
+export type { CreditTable } from './admission/credit-meter.js';
 export type { HedgeSettings } from './balance/hedge-policy.js';
 export type {
   HttpTransportPoolOptions,
   EndpointConfig,
   RoleSettings,
   LearnedRateOptions,
+  CreditPlanOptions,
+  LearnedConcurrencyOptions,
   RetrySettings,
   RetryEmptySettings,
   ConcentrationSettings,

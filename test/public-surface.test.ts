@@ -17,6 +17,7 @@ const entries = {
   'sturdy-rpc/metrics/prometheus': () => import('../src/metrics/prometheus.js'),
   'sturdy-rpc/otel': () => import('../src/otel/index.js'),
   'sturdy-rpc/fleet': () => import('../src/fleet/index.js'),
+  'sturdy-rpc/credits': () => import('../src/credits/index.js'),
 };
 
 describe('public surface', () => {

@@ -49,6 +49,8 @@ export interface AdmissionRequest {
   readonly signal: AbortSignal | undefined;
   /** An idempotent read that may take the costlier candidate, so a slow endpoint's recovery is seen. */
   readonly explore: boolean;
+  /** The call's method, which an endpoint with a credit plan prices (undefined: a permit for no one method, a batch's first item). */
+  readonly method: string | undefined;
 }
 
 export interface Waiter {

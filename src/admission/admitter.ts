@@ -3,7 +3,8 @@ import type { Clock } from '../clock.js';
 import { TransportError } from '../errors/transport-error.js';
 import type { Balancer } from '../balance/balancer.js';
 import type { AdmissionRequest, CandidateFilter, ChainGate, KindGroup, Tier, Waiter } from './admission-model.js';
-import { describeWaitingFor, waitingForOf, type WaitingFor } from './waiting-for.js';
+import { waitingForOf, type WaitingFor } from './waiting-for.js';
+import { admissionDeadlineError, budgetExhaustedError, rateLimitedError } from './admission-errors.js';
 
 export function abortedError(signal: AbortSignal | undefined): TransportError<'ABORTED'> {
   return new TransportError('ABORTED', 'The call was aborted by the caller', { context: {}, cause: signal?.reason });
@@ -22,8 +23,10 @@ export class Admission {
   private wakeAtScratch = Number.POSITIVE_INFINITY;
   /** Set by a trial when some candidate waits for something with no known instant (a permit release, a running chain check). */
   private openEndedScratch = false;
-  /** Earliest instant a blocker other than a rate-limit cooldown ends, in the last trial. */
+  /** Earliest instant a blocker other than a rate-limit cooldown or a refused budget ends, in the last trial. */
   private otherWakeScratch = Number.POSITIVE_INFINITY;
+  /** Earliest instant a rate-limit cooldown ends, in the last trial. */
+  private cooldownWakeScratch = Number.POSITIVE_INFINITY;
 
   constructor(clock: Clock, filter: CandidateFilter, chainGate?: ChainGate, balancer?: Balancer) {
     this.clock = clock;
@@ -86,29 +89,17 @@ export class Admission {
     this.schedule(group, wakeAt);
   }
 
-  /**
-   * Every candidate is blocked until after the deadline by something with a known end:
-   * `RATE_LIMITED` with the provider's remaining delay when rate-limit cooldowns are all
-   * that block, else `DEADLINE_EXCEEDED` at once.
-   */
-  private tooLateError(request: AdmissionRequest, now: number): TransportError<'RATE_LIMITED' | 'DEADLINE_EXCEEDED'> {
-    const kind = request.group.kind;
-    if (!Number.isFinite(this.otherWakeScratch)) {
-      const retryAfterMs = Math.ceil(this.wakeAtScratch - now);
-      return new TransportError('RATE_LIMITED', `Every endpoint that can take a '${kind}' call is rate limited for ${retryAfterMs} ms, past the ${request.timeoutMs} ms deadline`, {
-        context: { retryAfterMs },
-      });
-    }
-    return this.deadlineError(request, now, 'can');
+  /** Every candidate is blocked until after the deadline by something with a known end: say which (`admission-errors.ts`). */
+  private tooLateError(request: AdmissionRequest, now: number): TransportError<'RATE_LIMITED' | 'DEADLINE_EXCEEDED' | 'BUDGET_EXHAUSTED'> {
+    const { kind } = request.group;
+    if (Number.isFinite(this.otherWakeScratch)) return this.deadlineError(request, now, 'can');
+    if (Number.isFinite(this.cooldownWakeScratch)) return rateLimitedError(kind, Math.ceil(this.cooldownWakeScratch - now), request.timeoutMs);
+    return budgetExhaustedError(kind, this.waitingFor(request, now));
   }
 
-  /** `DEADLINE_EXCEEDED` from admission, saying what each candidate was waiting for (`context.waitingFor`, and in words). */
+  /** `DEADLINE_EXCEEDED` from admission, saying what each candidate was waiting for. */
   private deadlineError(request: AdmissionRequest, now: number, tense: 'can' | 'could'): TransportError<'DEADLINE_EXCEEDED'> {
-    const waitingFor = this.waitingFor(request, now);
-    const why = waitingFor.length === 0 ? '' : `; waiting for ${describeWaitingFor(waitingFor)}`;
-    return new TransportError('DEADLINE_EXCEEDED', `No endpoint ${tense} admit a '${request.group.kind}' call within ${request.timeoutMs} ms${why}`, {
-      context: { timeoutMs: request.timeoutMs, waitingFor },
-    });
+    return admissionDeadlineError(request, this.waitingFor(request, now), tense);
   }
 
   /** Each candidate of the request (the pin alone when pinned) and what keeps it from admitting now. */
@@ -120,7 +111,7 @@ export class Admission {
       chainCheckOf: (endpointId: string) => chainGate?.checkOf?.(endpointId),
     };
     const roles = request.pin ? [request.pin] : request.group.roles;
-    return roles.map((role) => waitingForOf(role, now, sources, request.avoid, request.avoidUntilMs));
+    return roles.map((role) => waitingForOf(role, now, sources, request.avoid, request.avoidUntilMs, request.method));
   }
 
   /** Rejects every waiter (pool close), or those `which` selects. */
@@ -166,7 +157,9 @@ export class Admission {
     // A demoted or benched role may come back by time alone: waiters must wake for that too.
     this.wakeAtScratch = this.filter.refreshDue(now);
     this.otherWakeScratch = this.wakeAtScratch;
+    this.cooldownWakeScratch = Number.POSITIVE_INFINITY;
     this.openEndedScratch = false;
+    const { method } = request;
     const avoid = request.avoid !== undefined && request.avoid.size > 0 ? request.avoid : undefined;
     const backingOff = avoid !== undefined && now < request.avoidUntilMs;
     if (request.pin) {
@@ -175,7 +168,7 @@ export class Admission {
         return undefined;
       }
       if (request.pin.chainPending) return this.chainPending(request.pin, now);
-      return !request.pin.disabled && this.tryRole(request.pin, now) ? request.pin : undefined;
+      return !request.pin.disabled && this.tryRole(request.pin, now, method) ? request.pin : undefined;
     }
     const tiers = request.group.tiers;
     const balancer = this.balancer;
@@ -201,7 +194,7 @@ export class Admission {
             continue;
           }
           eligibleSeen = true;
-          if (avoid?.has(role.endpointId) || !this.admissible(role, now)) continue;
+          if (avoid?.has(role.endpointId) || !this.admissible(role, now, method)) continue;
           if (first === -1) {
             first = index;
             if (balancer === undefined) break;
@@ -210,7 +203,7 @@ export class Admission {
             break;
           }
         }
-        if (first !== -1) return this.take(tier, second !== -1 && this.switches(tier, first, second, now, request.explore) ? second : first, now);
+        if (first !== -1) return this.take(tier, second !== -1 && this.switches(tier, first, second, now, request.explore) ? second : first, now, method);
       }
     }
     if (avoid && backingOff) {
@@ -218,7 +211,7 @@ export class Admission {
       for (const role of request.group.roles) if (avoid.has(role.endpointId)) this.wakeAfterBackoff(role, request.avoidUntilMs);
     } else if (avoid) {
       for (const role of request.group.roles) {
-        if (avoid.has(role.endpointId) && role.band < 3 && !role.chainPending && !this.filter.isExcluded(role, now) && this.tryRole(role, now)) return role;
+        if (avoid.has(role.endpointId) && role.band < 3 && !role.chainPending && !this.filter.isExcluded(role, now) && this.tryRole(role, now, method)) return role;
       }
     }
     if (!eligibleSeen) {
@@ -230,7 +223,7 @@ export class Admission {
           this.wakeAfterBackoff(role, request.avoidUntilMs);
           continue;
         }
-        if (this.tryRole(role, now)) return role;
+        if (this.tryRole(role, now, method)) return role;
       }
     }
     return undefined;
@@ -243,18 +236,18 @@ export class Admission {
     return undefined;
   }
 
-  private tryRole(role: RoleState, now: number): boolean {
-    if (!this.admissible(role, now)) return false;
-    role.admit(now);
+  private tryRole(role: RoleState, now: number, method: string | undefined): boolean {
+    if (!this.admissible(role, now, method)) return false;
+    role.admit(now, method);
     return true;
   }
 
-  /** Whether the role could take a call now (nothing taken); notes when it could otherwise. */
-  private admissible(role: RoleState, now: number): boolean {
+  /** Whether the role could take a call of `method` now (nothing taken); notes when it could otherwise. */
+  private admissible(role: RoleState, now: number, method: string | undefined): boolean {
     this.filter.settle(role, now);
-    const blockedUntil = role.blockedUntil(now);
+    const blockedUntil = role.blockedUntil(now, method);
     if (blockedUntil === 0) return true;
-    this.wake(blockedUntil, now < role.cooldownUntilMs);
+    this.wake(blockedUntil, now < role.cooldownUntilMs ? 'cooldown' : role.load.credits?.refusing() === true ? 'budget' : 'other');
     return false;
   }
 
@@ -275,9 +268,9 @@ export class Admission {
   }
 
   /** Admits the call on member `index` of `tier`: its permit and token, the rotation, the ceiling's count. */
-  private take(tier: Tier, index: number, now: number): RoleState {
+  private take(tier: Tier, index: number, now: number, method: string | undefined): RoleState {
     const role = tier.members[index]!;
-    role.admit(now);
+    role.admit(now, method);
     tier.rotation.commit(index);
     tier.ceiling?.record(tier.memberOperators[index]!);
     return role;
@@ -286,13 +279,14 @@ export class Admission {
   /** An endpoint that failed this call returns after the backoff, and not before its own rate-limit cooldown ends. */
   private wakeAfterBackoff(role: RoleState, avoidUntilMs: number): void {
     const coolingLonger = role.cooldownUntilMs > avoidUntilMs;
-    this.wake(coolingLonger ? role.cooldownUntilMs : avoidUntilMs, coolingLonger);
+    this.wake(coolingLonger ? role.cooldownUntilMs : avoidUntilMs, coolingLonger ? 'cooldown' : 'other');
   }
 
-  /** Notes one blocker's end; infinity means no known end (a permit release). */
-  private wake(atMs: number, rateLimitCooldown = false): void {
+  /** Notes one blocker's end (a rate-limit cooldown, a refused budget, anything else); infinity means no known end (a permit release). */
+  private wake(atMs: number, blocker: 'cooldown' | 'budget' | 'other' = 'other'): void {
     if (atMs === Number.POSITIVE_INFINITY) this.openEndedScratch = true;
     if (atMs < this.wakeAtScratch) this.wakeAtScratch = atMs;
-    if (!rateLimitCooldown && atMs < this.otherWakeScratch) this.otherWakeScratch = atMs;
+    if (blocker === 'cooldown') this.cooldownWakeScratch = Math.min(this.cooldownWakeScratch, atMs);
+    else if (blocker === 'other' && atMs < this.otherWakeScratch) this.otherWakeScratch = atMs;
   }
 }

@@ -6,6 +6,8 @@ import { DEFAULT_DECAY_MS } from '../balance/balance-settings.js';
 import { PeakEwma } from '../balance/peak-ewma.js';
 import { TokenBucket, type AdmissionBucket } from './token-bucket.js';
 import { LearnedBucket } from './learned-bucket.js';
+import type { CreditMeter } from './credit-meter.js';
+import type { GradientLimit } from './gradient-limit.js';
 
 export type Availability = 'available' | 'degraded' | 'rate-limited';
 
@@ -34,15 +36,22 @@ export const DISABLED_BAND = 4;
  */
 export class EndpointLoad {
   inFlight = 0;
-  readonly max: number | undefined;
+  /** Requests in flight admission allows (fixed, or the learned concurrency's current limit). */
+  max: number | undefined;
+  /** `maxConcurrentRequests: 'auto'`: the limit learned from latency; undefined otherwise. */
+  readonly concurrency: GradientLimit | undefined;
   /** Peak-EWMA latency of the endpoint's answers (latency-aware choice). */
   readonly latency: PeakEwma;
   /** Last instant the endpoint finished a request, or became busy: with requests in flight, it has been silent since. */
   busySinceMs = 0;
+  /** The endpoint's credit plan (`plan`), shared by its roles; undefined without one. */
+  readonly credits: CreditMeter | undefined;
 
-  constructor(max: number | undefined, latencyDecayMs = DEFAULT_DECAY_MS) {
-    this.max = max;
+  constructor(max: number | undefined, latencyDecayMs = DEFAULT_DECAY_MS, credits?: CreditMeter, concurrency?: GradientLimit) {
+    this.max = concurrency?.limit ?? max;
+    this.concurrency = concurrency;
     this.latency = new PeakEwma(latencyDecayMs);
+    this.credits = credits;
   }
 
   /** How long the endpoint has had requests in flight without finishing any: its latency is at least that. */
@@ -137,30 +146,34 @@ export class RoleState {
   /**
    * When the role could admit at `nowMs`: 0 when it can now, otherwise the instant at which
    * admission could next succeed (`Infinity` when only a permit release can unblock it).
-   * Takes nothing: {@link admit} does.
+   * Takes nothing: {@link admit} does. `method`: the call's, which an endpoint with a credit
+   * plan prices (undefined: a permit for no one method).
    */
-  blockedUntil(nowMs: number): number {
+  blockedUntil(nowMs: number, method?: string): number {
     if (nowMs < this.cooldownUntilMs) return this.cooldownUntilMs;
     const max = this.settings.maxConcurrentRequests;
     if (max !== undefined && this.inFlight >= max) return Number.POSITIVE_INFINITY;
     const load = this.load;
     if (load.max !== undefined && load.inFlight >= load.max) return Number.POSITIVE_INFINITY;
-    if (this.bucket === undefined) return 0;
-    const waitMs = this.bucket.waitMs(nowMs);
-    return waitMs === 0 ? 0 : nowMs + waitMs;
+    if (this.bucket !== undefined) {
+      const waitMs = this.bucket.waitMs(nowMs);
+      if (waitMs !== 0) return nowMs + waitMs;
+    }
+    return load.credits === undefined ? 0 : load.credits.blockedUntil(nowMs, method);
   }
 
-  /** Takes a permit and a token; call only right after {@link blockedUntil} returned 0 at `nowMs`. */
-  admit(nowMs: number): void {
+  /** Takes a permit, a token and the call's credits; call only right after {@link blockedUntil} returned 0 at `nowMs`. */
+  admit(nowMs: number, method?: string): void {
     this.bucket?.tryTake(nowMs);
+    this.load.credits?.take(nowMs, method);
     this.inFlight++;
     if (this.load.inFlight++ === 0) this.load.busySinceMs = nowMs;
   }
 
   /** {@link blockedUntil}, then {@link admit} when it is 0. */
-  tryAdmit(nowMs: number): number {
-    const blockedUntil = this.blockedUntil(nowMs);
-    if (blockedUntil === 0) this.admit(nowMs);
+  tryAdmit(nowMs: number, method?: string): number {
+    const blockedUntil = this.blockedUntil(nowMs, method);
+    if (blockedUntil === 0) this.admit(nowMs, method);
     return blockedUntil;
   }
 

@@ -55,10 +55,10 @@ export class TokenBucket implements AdmissionBucket {
     return this.tokens;
   }
 
-  /** Milliseconds until one token is available at `nowMs` (0 when one is there now). */
-  waitMs(nowMs: number): number {
+  /** Milliseconds until `need` tokens (one by default) are available at `nowMs` (0 when they are there now). */
+  waitMs(nowMs: number, need = 1): number {
     this.refill(nowMs);
-    return this.tokens >= 1 - EPSILON ? 0 : (1 - this.tokens) / this.tokensPerMs;
+    return this.tokens >= need - EPSILON ? 0 : (need - this.tokens) / this.tokensPerMs;
   }
 
   /**

@@ -30,6 +30,7 @@ export function waitingForOf(
   sources: WaitingSources,
   avoid: ReadonlySet<string> | undefined,
   avoidUntilMs: number,
+  method?: string,
 ): WaitingFor {
   const endpointId = role.endpointId;
   const lastCause = role.lastFailureCause;
@@ -48,7 +49,8 @@ export function waitingForOf(
   if (exclusion !== undefined) return entry(exclusion.reason, lastCause, exclusion.untilMs);
   if (avoid?.has(endpointId) && nowMs < avoidUntilMs) return entry('backoff', lastCause, avoidUntilMs);
   if (nowMs < role.cooldownUntilMs) return entry('cooldown', 'rate-limited', role.cooldownUntilMs);
-  const blockedUntil = role.blockedUntil(nowMs);
+  const blockedUntil = role.blockedUntil(nowMs, method);
+  if (blockedUntil > 0 && role.load.credits?.refusing() === true) return entry('budget', undefined, blockedUntil);
   if (blockedUntil === Number.POSITIVE_INFINITY) return entry('concurrency', undefined);
   if (blockedUntil > 0) return entry('rate', undefined, blockedUntil);
   return entry('queued', undefined);
@@ -63,6 +65,7 @@ const WORDS: Readonly<Record<WaitingReason, string>> = {
   lagging: 'lagging behind the chain tip',
   backoff: 'retry backoff',
   cooldown: 'rate-limit cooldown',
+  budget: 'monthly credits spent',
   rate: 'requestsPerSecond budget spent',
   concurrency: 'all maxConcurrentRequests permits in use',
   queued: 'serving earlier calls',

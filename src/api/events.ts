@@ -47,6 +47,23 @@ export interface RateLearnedEvent extends EventBase {
   readonly toRps: number;
   readonly reason: LearnedRateReason;
 }
+/** A `maxConcurrentRequests: 'auto'` endpoint's learned concurrency moved (at most one event a second per endpoint). */
+export interface ConcurrencyLearnedEvent extends EventBase {
+  readonly endpointId: string;
+  /** Requests in flight allowed before (as last reported) and now. */
+  readonly fromLimit: number;
+  readonly toLimit: number;
+}
+/** An endpoint's spend of its plan's monthly credits (`plan.creditsPerMonth`) crossed 80 %, 95 % or 100 %. */
+export interface CreditBudgetEvent extends EventBase {
+  readonly endpointId: string;
+  /** The share of the month's credits now spent: 0.8, 0.95 or 1. */
+  readonly threshold: 0.8 | 0.95 | 1;
+  readonly spentCredits: number;
+  readonly creditsPerMonth: number;
+  /** True at 1 with `onExhausted: 'refuse'`: nothing more goes to the endpoint this month. */
+  readonly refusing: boolean;
+}
 export interface CooldownEvent extends EventBase {
   readonly endpointId: string;
   readonly kind: RequestKind;
@@ -209,6 +226,8 @@ export interface PoolEventMap {
   failure: FailureEvent;
   'rate-limited': RateLimitedEvent;
   'rate-learned': RateLearnedEvent;
+  'credit-budget': CreditBudgetEvent;
+  'concurrency-learned': ConcurrencyLearnedEvent;
   cooldown: CooldownEvent;
   breaker: BreakerEvent;
   reshape: ReshapeEvent;

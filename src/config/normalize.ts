@@ -5,10 +5,13 @@ import { breakerKeyOf } from './breaker-key.js';
 import { TransportError, type ConfigIssue } from '../errors/transport-error.js';
 import type { RequestKind } from '../retry/causes.js';
 import { poolConfigSchema } from './schema.js';
-import type { HttpTransportPoolOptions, RoleSettings } from './types.js';
+import type { EndpointConfig, HttpTransportPoolOptions, RoleSettings } from './types.js';
 import type { ConsensusOptions } from '../consensus/types.js';
 import { classifyMethod } from '../jsonrpc/method-table.js';
 import { DEFAULT_LEARNED_RATE, type LearnedRateSettings } from '../admission/learned-rate.js';
+import type { CreditPlan } from '../admission/credit-meter.js';
+import { resolveCreditPlan } from './credit-plan.js';
+import { DEFAULT_GRADIENT_LIMIT, type GradientLimitSettings } from '../admission/gradient-limit.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 export const DEFAULT_RATE_LIMIT_PAUSE_MS = 1_000;
@@ -44,8 +47,10 @@ export interface NormalizedEndpoint {
   readonly breakerKey: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly operator: string;
-  /** Concurrency limit of the endpoint, shared by all its roles; undefined = unlimited. */
+  /** Concurrency limit of the endpoint, shared by all its roles; undefined = unlimited (or learned). */
   readonly maxConcurrentRequests: number | undefined;
+  /** `maxConcurrentRequests: 'auto'`: the learned concurrency's bounds (undefined for a fixed limit or none). */
+  readonly learnedConcurrency: GradientLimitSettings | undefined;
   /**
    * Connections the executor may open to this endpoint's origin: enough for every permit
    * admission can grant to every endpoint on that origin (undefined = unlimited).
@@ -56,6 +61,8 @@ export interface NormalizedEndpoint {
   readonly verifyChain: boolean;
   /** Declared archival (`archival`); undefined: learned from answers. */
   readonly archival: boolean | undefined;
+  /** The provider plan its calls' credits count against (`plan`, `cost`); undefined: calls are not priced. */
+  readonly plan: CreditPlan | undefined;
 }
 
 /**
@@ -102,6 +109,15 @@ export function learnedRateOf(rate: RoleSettings['requestsPerSecond']): LearnedR
   const minRps = auto.min ?? Math.min(DEFAULT_LEARNED_RATE.minRps, auto.max ?? Infinity);
   const maxRps = auto.max ?? Math.max(DEFAULT_LEARNED_RATE.maxRps, minRps);
   return { minRps, maxRps, startRps: Math.min(maxRps, Math.max(minRps, auto.start ?? DEFAULT_LEARNED_RATE.startRps)) };
+}
+
+/** `'auto'` or `{ auto: … }` as the learned concurrency's bounds; undefined for a fixed limit or none. */
+function learnedConcurrencyOf(limit: EndpointConfig['maxConcurrentRequests']): GradientLimitSettings | undefined {
+  if (limit === undefined || typeof limit === 'number') return undefined;
+  const auto = limit === 'auto' ? {} : limit.auto;
+  const min = auto.min ?? Math.min(DEFAULT_GRADIENT_LIMIT.min, auto.max ?? Infinity);
+  const max = auto.max ?? Math.max(DEFAULT_GRADIENT_LIMIT.max, min);
+  return { min, max, start: Math.min(max, Math.max(min, auto.start ?? DEFAULT_GRADIENT_LIMIT.start)) };
 }
 
 function resolveRole(endpointId: string, kind: RequestKind, base: RoleSettings, override: RoleSettings | undefined, issues: ConfigIssue[], path: string): NormalizedRole {
@@ -175,6 +191,11 @@ export function normalizeEndpoints(options: HttpTransportPoolOptions): Normalize
     }
     seen.set(id, index);
 
+    const learnedConcurrency = learnedConcurrencyOf(endpoint.maxConcurrentRequests);
+    const fixedConcurrency = typeof endpoint.maxConcurrentRequests === 'number' ? endpoint.maxConcurrentRequests : undefined;
+    // A role's own cap stays under a fixed endpoint limit; under a learned one only its own number caps it.
+    const { maxConcurrentRequests: _endpointLimit, ...shared } = endpoint;
+    const roleBase: RoleSettings = fixedConcurrency === undefined ? shared : { ...shared, maxConcurrentRequests: fixedConcurrency };
     const roleKinds = Object.keys(endpoint.roles ?? {});
     const kinds = endpoint.kinds ?? [...new Set([...DEFAULT_KINDS, ...roleKinds])];
     for (const kind of roleKinds) {
@@ -184,7 +205,7 @@ export function normalizeEndpoints(options: HttpTransportPoolOptions): Normalize
     }
     const roles = [...new Set(kinds)].map((kind) => {
       const override = endpoint.roles?.[kind];
-      return resolveRole(id, kind, endpoint, override, issues, override?.burstCapacity !== undefined ? `endpoints[${index}].roles.${kind}` : `endpoints[${index}]`);
+      return resolveRole(id, kind, roleBase, override, issues, override?.burstCapacity !== undefined ? `endpoints[${index}].roles.${kind}` : `endpoints[${index}]`);
     });
     return {
       id,
@@ -194,11 +215,13 @@ export function normalizeEndpoints(options: HttpTransportPoolOptions): Normalize
       breakerKey: breakerKeyOf(endpoint.url, endpoint.operator),
       headers: endpoint.headers ?? {},
       operator,
-      maxConcurrentRequests: endpoint.maxConcurrentRequests,
+      maxConcurrentRequests: fixedConcurrency,
+      learnedConcurrency,
       originConnections: undefined,
       roles,
       verifyChain: endpoint.verifyChain ?? true,
       archival: endpoint.archival,
+      plan: resolveCreditPlan(endpoint, `endpoints[${index}]`, issues),
     };
   });
 
@@ -208,7 +231,9 @@ export function normalizeEndpoints(options: HttpTransportPoolOptions): Normalize
   for (const endpoint of endpoints) {
     const origin = new URL(endpoint.url).origin;
     const sum = connectionsByOrigin.has(origin) ? connectionsByOrigin.get(origin) : 0;
-    connectionsByOrigin.set(origin, sum === undefined || endpoint.maxConcurrentRequests === undefined ? undefined : sum + endpoint.maxConcurrentRequests);
+    // A learned concurrency may reach its ceiling: the origin must hold that many connections.
+    const permits = endpoint.maxConcurrentRequests ?? endpoint.learnedConcurrency?.max;
+    connectionsByOrigin.set(origin, sum === undefined || permits === undefined ? undefined : sum + permits);
   }
   return endpoints.map((endpoint) => ({ ...endpoint, originConnections: connectionsByOrigin.get(new URL(endpoint.url).origin) }));
 }

@@ -13,6 +13,23 @@ const positive = (what = 'must be > 0') => z.number({ error: 'must be a number' 
 const nonNegative = () => z.number({ error: 'must be a number' }).check(z.nonnegative('must be >= 0'));
 const positiveInt = () => z.number({ error: 'must be a number' }).check(z.int('must be an integer'), z.positive('must be > 0'));
 
+const learnedConcurrencySchema = z
+  .strictObject({ min: z.optional(positiveInt()), max: z.optional(positiveInt()), start: z.optional(positiveInt()) })
+  .check(z.refine((value) => value.min === undefined || value.max === undefined || value.min <= value.max, { message: 'min must be <= max' }));
+
+/** An endpoint's concurrency: a count, `'auto'` or `{ auto: { min?, max?, start? } }`, checked field by field so a bad bound is named. */
+const concurrencySchema = z.custom<number | 'auto' | { auto: z.infer<typeof learnedConcurrencySchema> }>().check(
+  z.superRefine((value, ctx) => {
+    if (value === 'auto') return;
+    if (typeof value !== 'number' && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+      ctx.addIssue({ code: 'custom', message: "must be an integer > 0, 'auto' or { auto: { min?, max?, start? } }" });
+      return;
+    }
+    const parsed = (typeof value === 'object' ? z.strictObject({ auto: learnedConcurrencySchema }) : positiveInt()).safeParse(value, ENGLISH_MESSAGES);
+    if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: issue.path } as never);
+  }),
+);
+
 const learnedRateSchema = z
   .strictObject({ min: z.optional(positive()), max: z.optional(positive()), start: z.optional(positive()) })
   .check(z.refine((value) => value.min === undefined || value.max === undefined || value.min <= value.max, { message: 'min must be <= max' }));
@@ -61,6 +78,7 @@ const httpUrl = z.string({ error: 'must be a string' }).check(
 const kindName = z.string().check(z.minLength(1, 'must not be empty'));
 
 export const endpointSchema = z.extend(roleSettingsSchema, {
+  maxConcurrentRequests: z.optional(concurrencySchema),
   id: z.optional(z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(128, 'must be at most 128 characters'))),
   url: httpUrl,
   wsUrl: z.optional(wsUrlSchema),
@@ -81,6 +99,20 @@ export const endpointSchema = z.extend(roleSettingsSchema, {
   verifyChain: z.optional(z.boolean({ error: 'must be a boolean' })),
   archival: z.optional(z.boolean({ error: 'must be a boolean' })),
   maxBatchSize: z.optional(positiveInt()),
+  plan: z.optional(
+    z.strictObject({
+      table: z.optional(
+        z.custom<object>(
+          (value) => typeof value === 'object' && value !== null && typeof (value as { defaultCost?: unknown }).defaultCost === 'number' && typeof (value as { methods?: unknown }).methods === 'object',
+          { message: "must be a credit table (creditTables.alchemy, … from 'sturdy-rpc/credits')" },
+        ),
+      ),
+      creditsPerSecond: z.optional(positive()),
+      creditsPerMonth: z.optional(positive()),
+      onExhausted: z.optional(z.enum(['refuse', 'continue'], { error: "must be 'refuse' or 'continue'" })),
+    }),
+  ),
+  cost: z.optional(z.record(z.string().check(z.minLength(1, 'method names must not be empty')), nonNegative())),
 });
 
 export const retrySettingsSchema = z.strictObject({

@@ -10,16 +10,9 @@ import type { PoolLogger } from '../logging/pool-logger.js';
 import type { MicroBatchSettings } from '../batch/types.js';
 import type { RequestKind, RetryClass } from '../retry/causes.js';
 import type { SubscriptionSettings } from '../subscriptions/types.js';
+import type { CreditPlanOptions, LearnedConcurrencyOptions, LearnedRateOptions } from './quota-types.js';
 
-/** Bounds and start of a learned rate (`requestsPerSecond: { auto: … }`), in requests per second. */
-export interface LearnedRateOptions {
-  /** The floor: the learned rate never goes below it. Unit: requests per second. @default 1 */
-  readonly min?: number;
-  /** The ceiling: the learned rate never goes above it. Unit: requests per second. @default 10000 */
-  readonly max?: number;
-  /** Where learning starts (clamped into `[min, max]`). Unit: requests per second. @default 20 */
-  readonly start?: number;
-}
+export type { CreditPlanOptions, LearnedConcurrencyOptions, LearnedRateOptions } from './quota-types.js';
 
 /** Admission settings of a role: one endpoint serving one request kind. */
 export interface RoleSettings {
@@ -49,7 +42,15 @@ export interface RoleSettings {
   readonly pauseAfterRateLimitMs?: number;
 }
 
-export interface EndpointConfig extends RoleSettings {
+export interface EndpointConfig extends Omit<RoleSettings, 'maxConcurrentRequests'> {
+  /**
+   * Concurrency permits of the endpoint, shared by its roles (a role may set a lower
+   * number). `'auto'` (or `{ auto: { min, max, start } }`) learns it from latency, after
+   * Gradient2 (README "Learned concurrency"): lower when answers slow down past 1.5 times
+   * their long-run average (a provider throttling by delay), higher only while at least
+   * half the permits are in use. @default unlimited
+   */
+  readonly maxConcurrentRequests?: number | 'auto' | { readonly auto: LearnedConcurrencyOptions };
   /**
    * Stable name used in errors, events and snapshots. @default `<eTLD+1>-<index>` — never
    * derived from the full host or path, because providers put keys there.
@@ -87,6 +88,17 @@ export interface EndpointConfig extends RoleSettings {
    * larger batches are split. Providers cap it (some plans at 10 or 50). @default 100
    */
   readonly maxBatchSize?: number;
+  /**
+   * The provider plan this endpoint bills against (README "Credits and monthly budgets"):
+   * admission counts each call's credits — the endpoint's own `cost` over the plan's `table`
+   * — against `creditsPerSecond` and `creditsPerMonth`. @default none (calls are not priced)
+   */
+  readonly plan?: CreditPlanOptions;
+  /**
+   * Credits per method (`'*'`: any method not listed), over the provider's table, e.g.
+   * `{ eth_getLogs: 75, eth_blockNumber: 10 }`. Needs `plan`. @default the provider's table, else 1 per call
+   */
+  readonly cost?: Readonly<Record<string, number>>;
 }
 
 /**

@@ -22,6 +22,7 @@ export const TRANSPORT_ERROR_CODES = [
   'LOG_RANGE_LIMIT',
   'LOAD_FAILED',
   'CONSENSUS_FAILED',
+  'BUDGET_EXHAUSTED',
 ] as const;
 
 export type TransportErrorCode = (typeof TRANSPORT_ERROR_CODES)[number];

@@ -35,6 +35,8 @@ export interface TransportErrorContextByCode {
   };
   ABORTED: Record<string, never>;
   RATE_LIMITED: { readonly retryAfterMs?: number };
+  /** Every endpoint that could take the call has spent its month's credits (`plan.onExhausted: 'refuse'`); nothing was sent. */
+  BUDGET_EXHAUSTED: { readonly endpointIds: readonly string[]; readonly waitingFor: readonly WaitingFor[] };
   RETRIES_EXHAUSTED: { readonly lastCause: FailureCause | undefined };
   AMBIGUOUS_DISPATCH: {
     /** Solana: the transaction's signature (its id), read from the wire bytes. */

@@ -11,7 +11,8 @@ import type { FailureCause } from '../retry/causes.js';
  * - `lagging`: its head is further behind the chain's tip than `health.syncAllowance`;
  * - `backoff`: it already failed this call and the retry backoff has not ended;
  * - `cooldown`: it answered with a rate limit and the pause has not ended;
- * - `rate`: its `requestsPerSecond` bucket is empty;
+ * - `budget`: its plan's monthly credits are spent and it refuses past them (`onExhausted: 'refuse'`);
+ * - `rate`: its `requestsPerSecond` bucket (or its plan's `creditsPerSecond`) is empty;
  * - `concurrency`: its `maxConcurrentRequests` permits are all in use;
  * - `queued`: it could admit, but calls queued earlier (FIFO per kind) are served first.
  */
@@ -24,6 +25,7 @@ export type WaitingReason =
   | 'lagging'
   | 'backoff'
   | 'cooldown'
+  | 'budget'
   | 'rate'
   | 'concurrency'
   | 'queued';

@@ -37,6 +37,18 @@ export const LOG_RULES: { readonly [E in PoolEventName]?: Rule<E> } = {
       toRps: e.toRps,
       reason: e.reason,
     }),
+  'concurrency-learned': (e) =>
+    entry(e.toLimit < e.fromLimit ? 'info' : 'debug', `endpoint '${e.endpointId}' learned concurrency ${e.fromLimit} -> ${e.toLimit} in flight`, {
+      event: 'concurrency-learned',
+      endpointId: e.endpointId,
+      fromLimit: e.fromLimit,
+      toLimit: e.toLimit,
+    }),
+  'credit-budget': (e) => {
+    const spent = `endpoint '${e.endpointId}' spent ${Math.round(e.threshold * 100)} % of its monthly credits (${Math.round(e.spentCredits)} of ${e.creditsPerMonth})`;
+    const fields = { event: 'credit-budget', endpointId: e.endpointId, threshold: e.threshold, spentCredits: e.spentCredits, creditsPerMonth: e.creditsPerMonth, refusing: e.refusing };
+    return entry(e.refusing ? 'error' : 'warn', e.refusing ? `${spent}: it takes no more calls this month` : spent, fields);
+  },
   cooldown: (e) =>
     e.phase === 'start'
       ? entry('warn', `endpoint '${e.endpointId}' (${e.kind}) paused for ${ms(e.durationMs)}`, { event: 'cooldown', endpointId: e.endpointId, kind: e.kind, phase: e.phase, durationMs: e.durationMs })

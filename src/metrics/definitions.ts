@@ -255,6 +255,18 @@ export const SNAPSHOT_GAUGES: readonly SnapshotGauge[] = [
     collect: (s, set) => s.roles.forEach((r) => r.learnedRequestsPerSecond !== undefined && set(r.learnedRequestsPerSecond, r.endpointId, r.kind)),
   },
   {
+    name: 'endpoint_learned_max_concurrent_requests',
+    help: "Concurrency learned for each maxConcurrentRequests 'auto' endpoint now, in requests in flight.",
+    labels: ['endpoint'],
+    collect: (s, set) => s.endpoints.forEach((e) => e.learnedMaxConcurrentRequests !== undefined && set(e.learnedMaxConcurrentRequests, e.endpointId)),
+  },
+  {
+    name: 'endpoint_credits_spent',
+    help: "Credits each endpoint with a plan has sent this UTC month (its plan's monthly budget counts them).",
+    labels: ['endpoint'],
+    collect: (s, set) => s.endpoints.forEach((e) => e.credits !== undefined && set(e.credits.spentThisMonth, e.endpointId)),
+  },
+  {
     name: 'role_cooldown_seconds',
     help: 'Remaining rate-limit cooldown of each role, in seconds (0 = admitting).',
     labels: ['endpoint', 'kind'],

@@ -101,6 +101,8 @@ interface Attribution extends ReturnType<typeof attributeBatch> {
 
 /** One kind's items under one deadline, as the loop's work: a queue sent in chunks, concurrently. */
 class GroupWork implements LoopWork<SentChunk> {
+  /** A chunk's credits are charged when it is sent: admission prices none of its methods. */
+  readonly method = undefined;
   readonly startedAt: number;
   readonly concurrent = true;
   readonly result = undefined;
@@ -140,8 +142,11 @@ class GroupWork implements LoopWork<SentChunk> {
 
   send(permit: HttpRequestPermit): Promise<SentChunk> {
     const chunk = this.queue.splice(0, this.sizes.of(permit.endpointId));
-    // One token per item: the permit took the first, the others are charged (docs/reads.md "Batching and coalescing").
-    permitRole(permit).bucket?.charge(chunk.length - 1, this.pool.clock.now());
+    // One token per item: the permit took the first, the others are charged (docs/reads.md "Batching and coalescing"); a credit plan prices each item.
+    const role = permitRole(permit);
+    const nowMs = this.pool.clock.now();
+    role.bucket?.charge(chunk.length - 1, nowMs);
+    role.load.credits?.charge(nowMs, chunk.map((item) => item.method), undefined);
     return sendChunk(this, permit, chunk);
   }
 

@@ -22,7 +22,7 @@ export interface HedgeParts {
   /** One clock timer for every call's hedge delay. */
   readonly timers: TimerQueue;
   /** A permit for a hedge of `primary`'s call, now or never: another operator first, then any other endpoint. */
-  tryHedgePermit(kind: RequestKind, primary: HttpRequestPermit, signal: AbortSignal | undefined): HttpRequestPermit | undefined;
+  tryHedgePermit(kind: RequestKind, primary: HttpRequestPermit, signal: AbortSignal | undefined, method: string): HttpRequestPermit | undefined;
   /** An attempt on `role` lost a hedge race and was cancelled after `elapsedMs`. */
   observeLost(role: RoleState, elapsedMs: number): void;
 }
@@ -87,7 +87,7 @@ class HedgeWatch implements QueuedTimer, AnswerWaiter, RaceEntry {
       return;
     }
     if (!kindHedging.budget.tryHedge()) return;
-    const hedgePermit = parts.tryHedgePermit(this.call.kind, permit, this.signal);
+    const hedgePermit = parts.tryHedgePermit(this.call.kind, permit, this.signal, this.call.method);
     if (hedgePermit === undefined) {
       kindHedging.budget.refund();
       return;

@@ -56,9 +56,9 @@ export interface PipelineHost {
   closedError(): TransportError<'POOL_CLOSED'> | undefined;
   nextId(): number;
   /** `explore`: an idempotent read that may take the costlier candidate (latency-aware choice). */
-  acquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance, explore?: boolean): Promise<HttpRequestPermit>;
+  acquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance, explore?: boolean, method?: string): Promise<HttpRequestPermit>;
   /** The permit when a role admits right now; undefined otherwise (including every error case: `acquire` reports those). */
-  tryAcquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance, explore?: boolean): HttpRequestPermit | undefined;
+  tryAcquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance, explore?: boolean, method?: string): HttpRequestPermit | undefined;
   classify(method: string, options: { readonly kind?: RequestKind | undefined; readonly retryClass?: RetryClass | undefined }): MethodClassification;
   /** What a call's answer is checked against (`src/integrity/`); always undefined with `integrity: false`. */
   integrityOf(method: string, params: readonly unknown[]): IntegrityAsk | undefined;

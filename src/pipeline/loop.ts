@@ -17,6 +17,8 @@ import type { AcquireOptions, CallBudget, PipelineHost, RetryAvoidance } from '.
 /** What the loop drives: the items one caller is waiting for, and what a permit sends of them. */
 export interface LoopWork<Sent> {
   readonly kind: RequestKind;
+  /** The method a credit plan prices at admission (undefined: a batch, whose items are charged as they are sent). */
+  readonly method: string | undefined;
   readonly options: { readonly signal?: AbortSignal | undefined; readonly endpoint?: string | undefined; readonly timeoutMs?: number | undefined };
   /** When the caller made the call: its errors' time counts from then. */
   readonly startedAt: number;
@@ -63,10 +65,10 @@ export async function runLoop<Sent>(pool: PipelineHost, work: LoopWork<Sent>): P
       const acquireOptions: AcquireOptions = { signal, endpoint, timeoutMs: attempt > 1 ? work.deadlineMs - clock.now() : timeoutMs };
       const explore = work.explores(attempt);
       // Synchronous when a role admits at once: no promise hops on the common path.
-      let permit = pool.tryAcquire(work.kind, acquireOptions, work.avoid, explore);
+      let permit = pool.tryAcquire(work.kind, acquireOptions, work.avoid, explore, work.method);
       if (permit === undefined) {
         try {
-          permit = await pool.acquire(work.kind, acquireOptions, work.avoid, explore);
+          permit = await pool.acquire(work.kind, acquireOptions, work.avoid, explore, work.method);
         } catch (error) {
           const failedAt = attempt;
           work.failWaiting((item, last) => admissionError(pool, item, error, last, work.deadlineMs, work.startedAt, failedAt));

@@ -120,6 +120,7 @@ export function requestLoop(host: PipelineHost, parts: LoopParts): CallHandler {
 /** One call as the loop's work: one item, one round per permit. */
 class CallWork implements LoopWork<RoundResult> {
   readonly kind: CallContext['kind'];
+  readonly method: string;
   readonly startedAt: number;
   readonly concurrent = false;
   deadlineMs = Number.POSITIVE_INFINITY;
@@ -140,6 +141,7 @@ class CallWork implements LoopWork<RoundResult> {
     readonly options: RequestOptions,
   ) {
     this.kind = call.kind;
+    this.method = call.method;
     this.startedAt = call.startedAtMs ?? pool.clock.now();
   }
 

@@ -65,8 +65,8 @@ export class PoolAdmission {
     for (const group of this.#groups.values()) this.#admission.drain(group);
   }
 
-  /** The permit when a role admits right now; undefined otherwise (every error case is `acquire`'s to report). */
-  tryAcquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance, explore = false): HttpRequestPermit | undefined {
+  /** The permit when a role admits right now; undefined otherwise (every error case is `acquire`'s to report). `method`: what a credit plan prices. */
+  tryAcquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance, explore = false, method?: string): HttpRequestPermit | undefined {
     const group = this.#groups.get(kind);
     if (this.closed || !group || group.enabledRoles === 0 || options.endpoint !== undefined) return undefined;
     const timeoutMs = options.timeoutMs ?? group.defaultTimeoutMs;
@@ -81,23 +81,24 @@ export class PoolAdmission {
       timeoutMs,
       signal: options.signal,
       explore,
+      method,
     });
     return role && new HttpRequestPermit(role, this.#permitHost!, deadlineMs);
   }
 
   /** A permit for a hedge of `primary`'s call, now or never: PATH's rule — not the first attempt's operator when another can take it; never the same endpoint. */
-  tryHedgePermit(kind: RequestKind, primary: HttpRequestPermit, signal: AbortSignal | undefined): HttpRequestPermit | undefined {
+  tryHedgePermit(kind: RequestKind, primary: HttpRequestPermit, signal: AbortSignal | undefined, method: string): HttpRequestPermit | undefined {
     const timeoutMs = primary.deadlineMs - this.#clock.now();
     const never = Number.POSITIVE_INFINITY;
     const role = permitRole(primary);
     const sameOperator = this.#sameOperator.get(role.endpoint.operator)!;
     return (
-      this.tryAcquire(kind, { timeoutMs, signal }, { endpoints: sameOperator, untilMs: never }) ??
-      (sameOperator.size > 1 ? this.tryAcquire(kind, { timeoutMs, signal }, { endpoints: new Set([role.endpointId]), untilMs: never }) : undefined)
+      this.tryAcquire(kind, { timeoutMs, signal }, { endpoints: sameOperator, untilMs: never }, false, method) ??
+      (sameOperator.size > 1 ? this.tryAcquire(kind, { timeoutMs, signal }, { endpoints: new Set([role.endpointId]), untilMs: never }, false, method) : undefined)
     );
   }
 
-  acquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance, explore = false): Promise<HttpRequestPermit> {
+  acquire(kind: RequestKind, options: AcquireOptions, avoid?: RetryAvoidance, explore = false, method?: string): Promise<HttpRequestPermit> {
     if (this.closed) return Promise.reject(poolClosedError());
     if (options.signal?.aborted) return Promise.reject(abortedError(options.signal));
     const group = this.#groups.get(kind);
@@ -110,7 +111,7 @@ export class PoolAdmission {
     }
     const deadlineMs = this.#clock.now() + timeoutMs;
     return this.#admission
-      .acquire({ group, pin, avoid: avoid?.endpoints, avoidUntilMs: avoid?.untilMs ?? 0, deadlineMs, timeoutMs, signal: options.signal, explore })
+      .acquire({ group, pin, avoid: avoid?.endpoints, avoidUntilMs: avoid?.untilMs ?? 0, deadlineMs, timeoutMs, signal: options.signal, explore, method })
       .then((role) => new HttpRequestPermit(role, this.#permitHost!, deadlineMs));
   }
 

@@ -39,6 +39,8 @@ import { createRedactor, secretFragments } from '../errors/redact.js';
 import { createDefaultExecutor } from '../http/default-executor.js';
 import { integrityAskOf, integrityFactsOf } from '../integrity/integrity-ask.js';
 import { classifyMethod, METHOD_TABLE } from '../jsonrpc/method-table.js';
+import { creditMeterOf } from '../parts/credit-budget.js';
+import { concurrencyAutopilotReporter, gradientLimitOf } from '../parts/concurrency-autopilot.js';
 import { ChainGuard, chainChecksOf, describeExpectedChain } from '../parts/chain-guard.js';
 import { EndpointHealth } from '../parts/endpoint-health.js';
 import type { FleetWiring } from '../parts/fleet-wiring.js';
@@ -103,7 +105,7 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
   const now = clock.now();
   const balance = options.balance === false ? undefined : (options.balance ?? {});
   const roles = endpoints.flatMap((endpoint) => {
-    const load = new EndpointLoad(endpoint.maxConcurrentRequests, balance?.decayMs);
+    const load = new EndpointLoad(endpoint.maxConcurrentRequests, balance?.decayMs, creditMeterOf(endpoint, clock, events), gradientLimitOf(endpoint));
     return endpoint.roles.map((role) => new RoleState(endpoint, role, now, load));
   });
   const balancer = balance === undefined ? undefined : new Balancer(roles, balance);
@@ -173,6 +175,8 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
   if (balancer !== undefined) reporters.push(balancerReporter(balancer, clock));
   if (hedging !== undefined) reporters.push(hedging.reporter);
   reporters.push(rateAutopilotReporter(roles, clock, events));
+  const concurrency = concurrencyAutopilotReporter(roles, clock, events);
+  if (concurrency !== undefined) reporters.push(concurrency);
   reporters.push(roleStateReporter(clock, events, fleet === undefined ? undefined : (role, cooldownMs) => fleet.cooldownStarted(role, cooldownMs)));
   const permitHost = createPermitHost(reporters, clock, (kind) => admission.drain(kind));
   admission.reportTo(permitHost);
@@ -222,8 +226,8 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
     },
     closedError: () => admission.closedError,
     nextId: () => (id = id >= Number.MAX_SAFE_INTEGER ? 1 : id + 1),
-    acquire: (kind, acquireOptions, avoid, explore) => admission.acquire(kind, acquireOptions, avoid, explore),
-    tryAcquire: (kind, acquireOptions, avoid, explore) => admission.tryAcquire(kind, acquireOptions, avoid, explore),
+    acquire: (kind, acquireOptions, avoid, explore, method) => admission.acquire(kind, acquireOptions, avoid, explore, method),
+    tryAcquire: (kind, acquireOptions, avoid, explore, method) => admission.tryAcquire(kind, acquireOptions, avoid, explore, method),
     classify,
     // Integrity checks are on by default; off, a call reads no question from its params.
     integrityOf: integrity === undefined ? () => undefined : (method, params) => integrityAskOf(method, params, integrityFacts),
@@ -264,7 +268,7 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
         : {
             hedging,
             timers: new TimerQueue(clock),
-            tryHedgePermit: (kind, primary, signal) => admission.tryHedgePermit(kind, primary, signal),
+            tryHedgePermit: (kind, primary, signal, method) => admission.tryHedgePermit(kind, primary, signal, method),
             observeLost: (role, elapsedMs) => balancer?.observeLost(role, elapsedMs, clock.now()),
           },
     // Deterministic exploration: a credit, not a random draw, so the injected random's sequence (backoffs) is untouched.

@@ -88,7 +88,7 @@ export class HttpTransportPool implements RpcRequester, AsyncDisposable {
     if (typeof method !== 'string' || method.length === 0) {
       return Promise.reject(new TransportError('INVALID_INPUT', 'method must be a non-empty string', { context: { field: 'method' } }));
     }
-    return this.#parts.admission.acquire(this.#parts.classify(method, {}).kind, options);
+    return this.#parts.admission.acquire(this.#parts.classify(method, {}).kind, options, undefined, false, method);
   }
 
   /** Waits for admission of one call of `kind` (`read`, `submit`, or a custom kind). */

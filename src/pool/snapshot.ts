@@ -36,6 +36,8 @@ export interface EndpointSnapshot {
   readonly operator: string;
   /** The endpoint's concurrency limit, shared by all its roles (undefined = unlimited). */
   readonly maxConcurrentRequests: number | undefined;
+  /** The concurrency learned for a `maxConcurrentRequests: 'auto'` endpoint now; undefined for a fixed limit or none. */
+  readonly learnedMaxConcurrentRequests?: number | undefined;
   /** Requests in flight on the endpoint, all roles together: what the node has received and not yet answered. */
   readonly inFlight: number;
   readonly reputation: EndpointReputationView | undefined;
@@ -55,6 +57,27 @@ export interface EndpointSnapshot {
   readonly health: EndpointHealthState;
   /** Whether the node keeps history: declared (`archival`) or learned from answers. */
   readonly archival: ArchivalKnowledge;
+  /** The endpoint's credit plan at work (`plan`); undefined without one. */
+  readonly credits?: CreditsSnapshot | undefined;
+}
+
+/** An endpoint's credits: the per-second bucket and the month's spend. */
+export interface CreditsSnapshot {
+  readonly creditsPerSecond: number | undefined;
+  /** Credits in the per-second bucket now (fractional, negative while a batch's debt is paid back); undefined without `creditsPerSecond`. */
+  readonly available: number | undefined;
+  readonly creditsPerMonth: number | undefined;
+  /** Credits sent this UTC month since the pool started (in fleet mode, the fleet's). */
+  readonly spentThisMonth: number;
+  /** The month's credits are spent and the plan refuses past them. */
+  readonly refusing: boolean;
+}
+
+function creditsOf(role: RoleState | undefined, nowMs: number): CreditsSnapshot | undefined {
+  const meter = role?.load.credits;
+  if (meter === undefined) return undefined;
+  const { creditsPerSecond, creditsPerMonth } = meter.plan;
+  return { creditsPerSecond, available: meter.available(nowMs)?.credits, creditsPerMonth, spentThisMonth: meter.spentCredits, refusing: meter.refusing() };
 }
 
 /** Per request kind: hedged reads and the budget that hedges and retries share (none with `hedge: false`). */
@@ -97,18 +120,23 @@ export function buildSnapshot(
       hedges: { started: state.started, won: state.won, lost: state.lost },
       retryBudget: state.budget.tokens(nowMs),
     })),
-    endpoints: endpoints.map((endpoint) => ({
+    endpoints: endpoints.map((endpoint) => {
+      const role = roles.find((candidate) => candidate.endpoint.id === endpoint.id);
+      return {
       endpointId: endpoint.id,
       operator: endpoint.operator,
       maxConcurrentRequests: endpoint.maxConcurrentRequests,
-      inFlight: roles.find((role) => role.endpoint.id === endpoint.id)?.load.inFlight ?? 0,
+      learnedMaxConcurrentRequests: role?.load.concurrency === undefined ? undefined : role.load.max,
+      inFlight: role?.load.inFlight ?? 0,
       reputation: health.reputationOf(endpoint.id, nowMs),
       breakerOpenRemainingMs: health.breakerRemainingMs(endpoint.id, nowMs),
       chain: chainGuard?.status(endpoint.id) ?? 'unchecked',
       head: endpointHealth.headOf(endpoint.index, nowMs),
       health: endpointHealth.stateOf(endpoint.index, nowMs),
       archival: endpointHealth.archivalOf(endpoint.index, nowMs),
-    })),
+      credits: creditsOf(role, nowMs),
+      };
+    }),
     roles: roles.map((role) => {
       health.settle(role, nowMs);
       return {

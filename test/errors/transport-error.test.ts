@@ -26,6 +26,7 @@ describe('TransportError', () => {
         "LOG_RANGE_LIMIT",
         "LOAD_FAILED",
         "CONSENSUS_FAILED",
+        "BUDGET_EXHAUSTED",
       ]
     `);
   });

@@ -32,6 +32,19 @@ describe('log rules', () => {
     expect(line('reshape', { atMs: 0, kind: 'read', tier: 0, maxOperatorShare: 0.65, feasible: false, operators: [] })?.[0]).toBe('debug');
   });
 
+  it('a monthly credit threshold is a warning, a spent budget that refuses an error; a learned concurrency that drops is info', () => {
+    expect(line('credit-budget', { atMs: 0, endpointId: 'paid', threshold: 0.8, spentCredits: 800.4, creditsPerMonth: 1_000, refusing: false })).toEqual([
+      'warn',
+      "sturdy-rpc: endpoint 'paid' spent 80 % of its monthly credits (800 of 1000)",
+    ]);
+    expect(line('credit-budget', { atMs: 0, endpointId: 'paid', threshold: 1, spentCredits: 1_000, creditsPerMonth: 1_000, refusing: true })).toEqual([
+      'error',
+      "sturdy-rpc: endpoint 'paid' spent 100 % of its monthly credits (1000 of 1000): it takes no more calls this month",
+    ]);
+    expect(line('concurrency-learned', { atMs: 0, endpointId: 'a', fromLimit: 40, toLimit: 12 })).toEqual(['info', "sturdy-rpc: endpoint 'a' learned concurrency 40 -> 12 in flight"]);
+    expect(line('concurrency-learned', { atMs: 0, endpointId: 'a', fromLimit: 12, toLimit: 13 })?.[0]).toBe('debug');
+  });
+
   it('an endpoint falling behind the tip is a warning, catching up is info', () => {
     const head = { atMs: 0, endpointId: 'n', quantity: 'slot', head: 1_000n, tip: 1_250n, lag: 250n, syncAllowance: 100 } as const;
     expect(line('head', { ...head, state: 'lagging' })).toEqual(['warn', "sturdy-rpc: endpoint 'n' is 250 slots behind the tip (allowance 100): out of rotation"]);
