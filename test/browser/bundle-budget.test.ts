@@ -36,13 +36,14 @@ import { packAndInstall, REPO_ROOT, type PackedPackage } from '../helpers/packed
  * measured 86.3 / 78.0), the initial load still 79 KiB; shared and redundant subscriptions
  * (issue 31 §2) ≈ 2 KiB more of the whole page, nearly all of it in the subscription chunk
  * fetched on the first `subscribe()`; 89 KiB whole with backfill after a rebind (issue 31 §1, in
- * the on-demand manager chunk; the initial load unchanged); WHOLE_KIB whole and INITIAL_KIB initial with credit
+ * the on-demand manager chunk; the initial load unchanged); 98 KiB whole and 85 KiB initial with credit
  * plans and learned concurrency (issue 30: the credit meter, the budget's errors and the
  * Gradient2 limit, ≈ 1.5 KiB; the providers' cost tables stay out, in `sturdy-rpc/credits`) and
- * EVM floors and retryEmpty (issue 27), measured MEASURED. Exceeding a budget fails this test.
+ * EVM floors and retryEmpty (issue 27), measured together on main 97.3 / 84.2 (each branch alone had
+ * stayed near its budget: together they add ≈ 11 KiB whole, 8 KiB initial over 86.6 / 75.9). Exceeding a budget fails this test.
  */
-const WHOLE_BUDGET_BYTES = 89 * 1024;
-const GZIP_BUDGET_BYTES = 79 * 1024;
+const WHOLE_BUDGET_BYTES = 98 * 1024;
+const GZIP_BUDGET_BYTES = 85 * 1024;
 
 const HOOK_TIMEOUT_MS = 240_000;
 
