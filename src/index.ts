@@ -11,7 +11,9 @@ export type { ConsensusOptions, HeadKind, OriginatedAnswer, OriginRequestOptions
 export { PoolSession, type SessionRequestOptions } from './consistency/session.js';
 export { PinnedOperation, type PinOptions } from './consistency/pinned-operation.js';
 export type { BatchCall, BatchItemResult, BatchOptions, MicroBatchSettings } from './batch/types.js';
-export type { PoolSnapshot, RoleSnapshot, EndpointSnapshot, KindSnapshot } from './pool/snapshot.js';
+export type { PoolSnapshot, RoleSnapshot, EndpointSnapshot, KindSnapshot, CreditsSnapshot } from './pool/snapshot.js';
+export type { SessionFacts, SeenItems } from './consistency/empty-answers.js';
+export type { BlockRef } from './consistency/block-pin.js';
 export type { CacheSnapshot } from './cache/cache-snapshot.js';
 export type { CacheTally, KeptClass } from './cache/cache-tally.js';
 export type { ReadClass } from './cache/read-rules.js';

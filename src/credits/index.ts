@@ -6,6 +6,8 @@
  * import { creditTables } from 'sturdy-rpc/credits';
  * const endpoint = { url, plan: { table: creditTables.alchemy, creditsPerSecond: 330 } };
  * ```
+ *
+ * @module sturdy-rpc/credits
  */
 export { creditTables, type CreditProvider } from './tables.js';
 export type { CreditTable } from '../admission/credit-meter.js';
