@@ -2,7 +2,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSeededRandom, HttpTransportPool } from '../../src/index.js';
-import { createFakeClock, createFixtureServer, resultFixture, type FixtureServer } from '../../src/testing/index.js';
+import { createFakeClock, createFixtureServer, resultFixture, type FakeClock, type FixtureServer } from '../../src/testing/index.js';
 import { drive } from '../helpers/lying-nodes.js';
 import { until } from './helpers.js';
 
@@ -19,6 +19,20 @@ afterEach(async () => {
 function heapAfterGc(): number {
   for (let i = 0; i < 3; i++) gc();
   return process.memoryUsage().heapUsed;
+}
+
+/** Heap growth over `cycles` more cycles after a first one, the sockets let close after each run: what a leak shows. */
+async function heapGrowth(clock: FakeClock, server: FixtureServer, cycle: () => Promise<void>, cycles: number): Promise<number> {
+  const settle = async () => {
+    await clock.advance(1_000); // idle sockets close
+    await until(() => server.ws!.connections === 0, 5_000, 'sockets closed');
+  };
+  await cycle();
+  await settle();
+  const baseline = heapAfterGc();
+  for (let i = 0; i < cycles; i++) await cycle();
+  await settle();
+  return heapAfterGc() - baseline;
 }
 
 describe('leaks', () => {
@@ -44,16 +58,7 @@ describe('leaks', () => {
       // The server's own request log would grow with every call: it is not ours to measure.
       server.reset();
     };
-    const settle = async () => {
-      await clock.advance(1_000); // idle sockets close
-      await until(() => server.ws!.connections === 0, 5_000, 'sockets closed');
-    };
-    await cycle();
-    await settle();
-    const baseline = heapAfterGc();
-    for (let i = 0; i < 10_000 / BATCH; i++) await cycle();
-    await settle();
-    const after = heapAfterGc();
+    const grown = await heapGrowth(clock, server, cycle, 10_000 / BATCH);
 
     expect(subscribed).toBe(10_500);
     expect(unsubscribed).toBe(10_500);
@@ -61,7 +66,7 @@ describe('leaks', () => {
     expect(pool.snapshot().subscriptions).toEqual([expect.objectContaining({ sockets: 0, subscriptions: 0 })]);
     expect(clock.pendingTimers).toBe(0);
     // A leaked subscription holds its buffer, tracker and closures (> 1 KiB each): 10 000 would be > 10 MB.
-    expect(after - baseline).toBeLessThan(2 * 1024 * 1024);
+    expect(grown).toBeLessThan(2 * 1024 * 1024);
   }, 60_000);
 
   it('opening and closing 10 000 shared subscriptions (10 callers on each node subscription) leaves sockets, timers, node-side subscriptions and heap at the baseline', async () => {
@@ -84,23 +89,14 @@ describe('leaks', () => {
       unsubscribed += server.count('accountUnsubscribe');
       server.reset();
     };
-    const settle = async () => {
-      await clock.advance(1_000);
-      await until(() => server.ws!.connections === 0, 5_000, 'sockets closed');
-    };
-    await cycle();
-    await settle();
-    const baseline = heapAfterGc();
-    for (let i = 0; i < 10_000 / BATCH; i++) await cycle();
-    await settle();
-    const after = heapAfterGc();
+    const grown = await heapGrowth(clock, server, cycle, 10_000 / BATCH);
 
     expect(subscribed).toBe(21 * (BATCH / CALLERS_EACH));
     expect(unsubscribed).toBe(subscribed);
     expect(server.ws!.subscriptions()).toBe(0);
     expect(pool.snapshot().subscriptions).toEqual([expect.objectContaining({ sockets: 0, subscriptions: 0, callers: 0 })]);
     expect(clock.pendingTimers).toBe(0);
-    expect(after - baseline).toBeLessThan(2 * 1024 * 1024);
+    expect(grown).toBeLessThan(2 * 1024 * 1024);
   }, 60_000);
 
   it('10 000 EVM logs subscriptions, each reading the head it covers from (backfill): sockets, timers, calls and heap back to the baseline', async () => {
@@ -130,22 +126,13 @@ describe('leaks', () => {
       counts.heads += server.count('eth_getBlockByNumber');
       server.reset();
     };
-    const settle = async () => {
-      await clock.advance(1_000);
-      await until(() => server.ws!.connections === 0, 5_000, 'sockets closed');
-    };
-    await cycle();
-    await settle();
-    const baseline = heapAfterGc();
-    for (let i = 0; i < 10_000 / BATCH; i++) await cycle();
-    await settle();
-    const after = heapAfterGc();
+    const grown = await heapGrowth(clock, server, cycle, 10_000 / BATCH);
 
     expect(counts.subscribed).toBe(10_500);
     expect(counts.unsubscribed).toBe(10_500);
     expect(counts.heads).toBeGreaterThanOrEqual(21);
     expect(server.ws!.subscriptions()).toBe(0);
     expect(clock.pendingTimers).toBe(0);
-    expect(after - baseline).toBeLessThan(2 * 1024 * 1024);
+    expect(grown).toBeLessThan(2 * 1024 * 1024);
   }, 120_000);
 });
