@@ -3,6 +3,7 @@
  * policy, its own signal, its own close. What it reads is the stream's items, each
  * notification its own copy.
  */
+import { SubscriptionIterator } from './subscription-iterator.js';
 import { callerBuffer, type CallerBufferOptions } from './caller-buffer.js';
 import type { ItemBuffer } from './item-buffer.js';
 import type { Subscription, SubscriptionEvent, SubscriptionItem } from './types.js';
@@ -19,7 +20,7 @@ export interface CallerSource {
   leave(caller: CallerSubscription): Promise<void>;
 }
 
-export class CallerSubscription implements Subscription {
+export class CallerSubscription extends SubscriptionIterator implements Subscription {
   readonly buffer: ItemBuffer<SubscriptionItem>;
   readonly #source: CallerSource;
   #closed = false;
@@ -27,6 +28,7 @@ export class CallerSubscription implements Subscription {
   onClose: (() => void) | undefined;
 
   constructor(source: CallerSource, options: CallerBufferOptions) {
+    super();
     this.#source = source;
     this.buffer = callerBuffer(this, source, options);
   }
@@ -63,19 +65,6 @@ export class CallerSubscription implements Subscription {
     this.#markClosed();
     this.buffer.end();
     return this.#source.leave(this);
-  }
-
-  async return(): Promise<IteratorResult<SubscriptionItem, undefined>> {
-    await this.close();
-    return { value: undefined, done: true };
-  }
-
-  [Symbol.asyncIterator](): AsyncIterator<SubscriptionItem, undefined> {
-    return this;
-  }
-
-  [Symbol.asyncDispose](): Promise<void> {
-    return this.close();
   }
 
   #markClosed(): void {

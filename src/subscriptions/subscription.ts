@@ -2,6 +2,7 @@
  * The caller's side of one subscription: the async iterable, its bounded buffer, dedup and
  * gap tracking across every socket it lives on, and the watchdog's view of its stream.
  */
+import { SubscriptionIterator } from './subscription-iterator.js';
 import type { TransportError } from '../errors/transport-error.js';
 import type { BackfillSetup, BackfillStep } from './backfill-types.js';
 import { BackfillDriver, type BackfillTarget } from './backfill-driver.js';
@@ -61,7 +62,7 @@ export interface SubscriptionLink {
 
 export type PlacementState = 'placing' | 'live' | 'closed';
 
-export class ManagedSubscription implements Subscription, ConnectionMember, BackfillTarget {
+export class ManagedSubscription extends SubscriptionIterator implements Subscription, ConnectionMember, BackfillTarget {
   readonly id: number;
   readonly method: string;
   readonly params: readonly unknown[];
@@ -110,6 +111,7 @@ export class ManagedSubscription implements Subscription, ConnectionMember, Back
   #allowedMs: number | undefined;
 
   constructor(owner: SubscriptionOwner, options: ManagedSubscriptionOptions) {
+    super();
     this.#owner = owner;
     this.id = options.id;
     this.method = options.method;
@@ -259,19 +261,6 @@ export class ManagedSubscription implements Subscription, ConnectionMember, Back
 
   close(): Promise<void> {
     return this.#owner.close(this);
-  }
-
-  async return(): Promise<IteratorResult<SubscriptionItem, undefined>> {
-    await this.close();
-    return { value: undefined, done: true };
-  }
-
-  [Symbol.asyncIterator](): AsyncIterator<SubscriptionItem, undefined> {
-    return this;
-  }
-
-  [Symbol.asyncDispose](): Promise<void> {
-    return this.close();
   }
 
   #tick(nowMs: number): void {
