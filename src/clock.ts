@@ -139,7 +139,12 @@ export class TimerQueue {
 
   /** Schedules `entry` to fire `delayMs` from now (once; `remove` before that cancels it). */
   add(entry: QueuedTimer, delayMs: number): void {
-    entry.dueMs = this.#clock.now() + Math.max(0, delayMs);
+    this.addAt(entry, this.#clock.now() + Math.max(0, delayMs));
+  }
+
+  /** Schedules `entry` at `dueMs` on the queue's clock, for a caller that read the clock already (one read per call, not one per timer). */
+  addAt(entry: QueuedTimer, dueMs: number): void {
+    entry.dueMs = dueMs;
     // Held again: a live entry's timer keeps the process alive, as any timer of a call does.
     if (this.#entries.size === 0) this.#armed?.hold?.(true);
     this.#entries.add(entry);

@@ -56,7 +56,7 @@ export class AttemptControl implements QueuedTimer, ExecuteRequest, ClassifyCont
     const roleTimeoutMs = role.settings.requestTimeoutMs;
     const untilDeadline = deadlineMs - startedMs;
     this.#timeoutReason = untilDeadline <= roleTimeoutMs ? 'deadline' : 'attempt-timeout';
-    pool.attemptTimers.add(this, Math.min(roleTimeoutMs, untilDeadline));
+    pool.attemptTimers.addAt(this, startedMs + Math.max(0, Math.min(roleTimeoutMs, untilDeadline)));
   }
 
   /** Created on first read only (the undici executor never reads it). */

@@ -34,7 +34,14 @@ const decides = (outcome: AttemptResult | LostAttempt): boolean => !('lost' in o
 
 /** Whether a call may be hedged: an idempotent, unpinned read of a kind with peers. */
 export function isHedgeable(hedging: Hedging, call: CallContext): boolean {
-  return call.retryClass === 'idempotent' && !call.pinned && hedging.of(call.kind)?.hasPeers === true;
+  return hedgingOf(hedging, call) !== undefined;
+}
+
+/** The hedging state of a hedgeable call's kind; undefined when the call may not be hedged (one look-up per call). */
+function hedgingOf(hedging: Hedging, call: CallContext): KindHedging | undefined {
+  if (call.retryClass !== 'idempotent' || call.pinned) return undefined;
+  const kindHedging = hedging.of(call.kind);
+  return kindHedging?.hasPeers === true ? kindHedging : undefined;
 }
 
 /**
@@ -147,8 +154,8 @@ export function hedgeStage(host: PipelineHost, parts: HedgeParts, record: Record
   const { hedging } = parts;
   const settings: HedgeSettings = hedging.settings;
   return (next) => async (permit, call, attempt, signal) => {
-    if (!isHedgeable(hedging, call)) return next(permit, call, attempt, signal);
-    const kindHedging = hedging.of(call.kind)!;
+    const kindHedging = hedgingOf(hedging, call);
+    if (kindHedging === undefined) return next(permit, call, attempt, signal);
     // Before enough answers were seen, look again at the earliest possible delay: the first
     // calls of a pool must not wait `maxDelayMs` on a stalled node while its peers answer.
     const firstLookMs =
@@ -159,7 +166,7 @@ export function hedgeStage(host: PipelineHost, parts: HedgeParts, record: Record
     if (now + firstLookMs >= permit.deadlineMs) return next(permit, call, attempt, signal);
 
     const watch = new HedgeWatch(host, parts, record, kindHedging, permit, call, attempt, signal, now, firstLookMs);
-    parts.timers.add(watch, firstLookMs);
+    parts.timers.addAt(watch, now + Math.max(0, firstLookMs));
     const primary = await record(permit, call, attempt, signal, watch);
     watch.primaryDone = true;
     parts.timers.remove(watch);
