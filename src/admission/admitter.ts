@@ -62,10 +62,10 @@ export class Admission {
     });
   }
 
-  /** Admits at once when nobody waits and a role can take the call now; never waits. */
-  tryNow(request: AdmissionRequest): RoleState | undefined {
+  /** Admits at once when nobody waits and a role can take the call now (`nowMs`: the clock read the caller made for its deadline); never waits. */
+  tryNow(nowMs: number, request: AdmissionRequest): RoleState | undefined {
     if (request.group.queue.length > 0 || request.signal?.aborted) return undefined;
-    return this.tryAdmit(request, this.clock.now());
+    return this.tryAdmit(request, nowMs);
   }
 
   /** Re-runs the trial for waiters of `group` in FIFO order (after a release, refill or cooldown end). */

@@ -71,8 +71,9 @@ export class PoolAdmission {
     if (this.closed || !group || group.enabledRoles === 0 || options.endpoint !== undefined) return undefined;
     const timeoutMs = options.timeoutMs ?? group.defaultTimeoutMs;
     if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) return undefined;
-    const deadlineMs = this.#clock.now() + timeoutMs;
-    const role = this.#admission.tryNow({
+    const now = this.#clock.now();
+    const deadlineMs = now + timeoutMs;
+    const role = this.#admission.tryNow(now, {
       group,
       pin: undefined,
       avoid: avoid?.endpoints,
