@@ -5,11 +5,11 @@
  * demand window, on the take that ends it.
  */
 import {
+  acceptedRpsOf,
   afterDemandWindow,
   afterRateLimit,
   DEMAND_WINDOW_MS,
   initialLearnedRate,
-  PRESSING_UTILISATION,
   type LearnedRateReason,
   type LearnedRateSettings,
   type LearnedRateState,
@@ -22,7 +22,20 @@ const EPSILON = 1e-9;
 /** Told each time the learned rate moves (the autopilot part turns it into an event, a log line, a gauge). */
 export type LearnedRateListener = (fromRps: number, toRps: number, reason: LearnedRateReason, nowMs: number) => void;
 
-export class LearnedBucket implements AdmissionBucket {
+/** A bucket whose rate is learned from the provider's rate limits: this process's own, or a fleet's shared one (`fleet/learned-lease.ts`). */
+export interface LearningBucket extends AdmissionBucket {
+  /** The learned rate now, in requests per second. */
+  readonly rateRps: number;
+  /** A rate limit reported for the role at `nowMs` (with what the provider said). */
+  onRateLimited(nowMs: number, hint: RateLimitHint): void;
+  listener: LearnedRateListener | undefined;
+}
+
+export function isLearning(bucket: AdmissionBucket | undefined): bucket is LearningBucket {
+  return typeof (bucket as Partial<LearningBucket> | undefined)?.onRateLimited === 'function';
+}
+
+export class LearnedBucket implements LearningBucket {
   readonly settings: LearnedRateSettings;
   /** Seconds of the rate the bucket holds (its burst). */
   private readonly burstSeconds: number;
@@ -95,18 +108,10 @@ export class LearnedBucket implements AdmissionBucket {
     this.move(afterRateLimit(this.state, nowMs, hint, this.acceptedRps(nowMs), this.settings), reason, nowMs);
   }
 
-  /**
-   * Requests the provider did not refuse, per second, over the current and the last window
-   * (sent less rate-limited: counted here, so successes cost the everyday path nothing) —
-   * only while the role sent at about its learned rate: below it, the accepted rate says
-   * nothing of the limit (undefined then, and before a whole window passed).
-   */
+  /** The accepted rate over the last and the current window (`acceptedRpsOf`): counted here, so successes cost the everyday path nothing. */
   private acceptedRps(nowMs: number): number | undefined {
-    if (this.lastWindowMs === 0) return undefined;
-    const spanMs = this.lastWindowMs + (nowMs - this.windowStartMs);
-    const sent = this.lastAdmitted + this.admitted;
-    if ((sent * 1000) / spanMs < PRESSING_UTILISATION * this.state.rateRps) return undefined;
-    return (Math.max(0, sent - this.lastRateLimited - this.rateLimited) * 1000) / spanMs;
+    const last = { admitted: this.lastAdmitted, rateLimited: this.lastRateLimited, windowMs: this.lastWindowMs };
+    return acceptedRpsOf(last, { admitted: this.admitted, rateLimited: this.rateLimited }, nowMs - this.windowStartMs, this.state.rateRps);
   }
 
   available(nowMs: number): number {

@@ -53,6 +53,25 @@ export interface DemandWindow {
   readonly rateLimited: number;
 }
 
+/**
+ * Requests the provider did not refuse, per second, over the last whole window and the
+ * current one (`currentMs` long so far) — only while the role sent at about `rateRps`:
+ * below it, the accepted rate says nothing of the limit (undefined then, and before a whole
+ * window passed). The rate a decrease is held to.
+ */
+export function acceptedRpsOf(
+  last: { readonly admitted: number; readonly rateLimited: number; readonly windowMs: number },
+  current: { readonly admitted: number; readonly rateLimited: number },
+  currentMs: number,
+  rateRps: number,
+): number | undefined {
+  if (last.windowMs === 0) return undefined;
+  const spanMs = last.windowMs + currentMs;
+  const sent = last.admitted + current.admitted;
+  if ((sent * 1000) / spanMs < PRESSING_UTILISATION * rateRps) return undefined;
+  return (Math.max(0, sent - last.rateLimited - current.rateLimited) * 1000) / spanMs;
+}
+
 /** What a rate limit says besides itself. */
 export interface RateLimitHint {
   /** The provider's delay before the next request (Retry-After, backoff_seconds), in ms. */

@@ -9,7 +9,8 @@
 import { setBackgroundTimer, type Clock, type Random, type TimerHandle } from '../clock.js';
 import type { FleetBackend, FleetGrant } from './backend.js';
 import { runBounded } from './bounded-command.js';
-import { LeasedBucket } from './lease-bucket.js';
+import type { LeasedBucket } from './lease-bucket.js';
+import { fleetBucketOf, stopTuners, tunerOf } from './learned-lease.js';
 import { MemberCount } from './member-count.js';
 import { notReadyVerdict } from './start-up.js';
 import { fleetReads } from './shared-reads.js';
@@ -84,9 +85,10 @@ export class FleetCoordinator implements PoolFleet {
     const joined: Joined = { options, buckets: new Map() };
     for (const spec of options.buckets) {
       if (joined.buckets.has(spec.key)) continue;
-      const bucket: LeasedBucket = new LeasedBucket(spec, this.#settings.leaseMs, options.clock, this.#settings.random, {
+      const bucket: LeasedBucket = fleetBucketOf(spec, this.#settings.leaseMs, options.clock, this.#settings.random, {
         take: (want, startEmpty, restart) => this.#take(bucket, want, startEmpty, restart),
         changed: () => options.onTokens(spec.key),
+        ...tunerOf(this.#backend, spec.key, this.#settings.memberId, this.#settings.heartbeatMs * 3, (run) => this.#command(run, true)),
       });
       if (this.#mode === 'local') bucket.goLocal(options.clock.now(), this.#members.assumed());
       joined.buckets.set(spec.key, bucket);
@@ -114,7 +116,7 @@ export class FleetCoordinator implements PoolFleet {
       },
       status: () => this.status(),
       reads: this.#reads,
-      leave: () => this.#leave(joined),
+      leave: () => (stopTuners(joined.buckets.values()), this.#leave(joined)),
     };
   }
 
@@ -204,9 +206,9 @@ export class FleetCoordinator implements PoolFleet {
   }
 
   #take(bucket: LeasedBucket, want: number, startEmpty: boolean, restart: boolean): Promise<FleetGrant | undefined> {
-    const { key, requestsPerSecond, burstCapacity } = bucket.spec;
+    const { key, requestsPerSecond, burstCapacity, learned } = bucket.spec;
     return this.#command(
-      () => this.#backend.take(key, requestsPerSecond, burstCapacity, want, startEmpty, restart),
+      () => this.#backend.take(key, requestsPerSecond, burstCapacity, want, startEmpty, restart, learned !== undefined),
       true,
       undefined,
       (late) => bucket.credit(late.granted),

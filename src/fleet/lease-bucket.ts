@@ -34,11 +34,15 @@ export interface LeaseSource {
 
 export class LeasedBucket implements AdmissionBucket {
   readonly spec: FleetBucketSpec;
+  /** The quota's rate now: the spec's, or the fleet's learned one (`retune`). */
+  private requestsPerSecond: number;
+  private burstCapacity: number;
   /** Most tokens this process holds unspent. */
-  readonly leaseSize: number;
+  leaseSize: number;
   /** Top the lease up once this few tokens are left. */
-  private readonly lowWater: number;
-  private readonly clock: Clock;
+  private lowWater: number;
+  private readonly leaseMs: number;
+  protected readonly clock: Clock;
   private readonly random: Random;
   private readonly source: LeaseSource;
   private held = 0;
@@ -58,6 +62,9 @@ export class LeasedBucket implements AdmissionBucket {
 
   constructor(spec: FleetBucketSpec, leaseMs: number, clock: Clock, random: Random, source: LeaseSource) {
     this.spec = spec;
+    this.requestsPerSecond = spec.requestsPerSecond;
+    this.burstCapacity = spec.burstCapacity;
+    this.leaseMs = leaseMs;
     this.leaseSize = leaseSizeOf(spec.requestsPerSecond, spec.burstCapacity, leaseMs);
     this.lowWater = Math.floor(this.leaseSize / 2);
     this.clock = clock;
@@ -120,9 +127,18 @@ export class LeasedBucket implements AdmissionBucket {
     if (this.local === undefined && !this.fetching && this.held === 0) this.fetch();
   }
 
+  /** The quota moved (the fleet's learned rate): leases follow it, and so would a local share taken from now on. */
+  protected retune(requestsPerSecond: number, burstCapacity: number): void {
+    this.requestsPerSecond = requestsPerSecond;
+    this.burstCapacity = burstCapacity;
+    this.leaseSize = leaseSizeOf(requestsPerSecond, burstCapacity, this.leaseMs);
+    this.lowWater = Math.floor(this.leaseSize / 2);
+    this.held = Math.min(this.held, this.leaseSize);
+  }
+
   /** The store is out of reach: spend the rest of the lease, then the local share, starting empty (or where the last one stopped). */
   goLocal(nowMs: number, members: number): void {
-    const share = localShareOf(this.spec.requestsPerSecond, this.spec.burstCapacity, members);
+    const share = localShareOf(this.requestsPerSecond, this.burstCapacity, members);
     this.local = new TokenBucket(share.requestsPerSecond, share.burstCapacity, nowMs, Math.min(share.burstCapacity, this.parked ?? 0));
     this.spending = true;
   }

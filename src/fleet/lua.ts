@@ -5,14 +5,16 @@
  */
 
 /** Server time in ms (fractional). */
-const NOW = `local t = redis.call('TIME')
+export const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000`;
 
 /**
  * Continuous-refill token bucket. KEYS[1] bucket; ARGV: tokens per ms, capacity, tokens
  * wanted, start empty (1/0), key TTL ms, restart (1/0: the stored state is stale — the
  * fleet spent local shares meanwhile — so start over, empty with `start empty`). Returns { granted, ms until the tokens wanted are
- * there (when none was granted) }.
+ * there (when none was granted) }. KEYS[2], for a learned rate: the fleet's tuner
+ * (`tuner-lua.ts`), whose rate (and one second of it as the capacity) overrides ARGV's, so
+ * the bucket follows the tuner without a process passing on a rate it learned late.
  * Grants only whole tokens that are there now: the bucket never goes below zero, so the
  * fleet never takes more than the quota.
  */
@@ -20,6 +22,13 @@ export const TAKE_SCRIPT = `${NOW}
 local rate = tonumber(ARGV[1])
 local cap = tonumber(ARGV[2])
 local want = tonumber(ARGV[3])
+if KEYS[2] then
+  local learned = tonumber(redis.call('HGET', KEYS[2], 'rate') or '')
+  if learned then
+    rate = learned / 1000
+    cap = math.max(1, learned)
+  end
+end
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
 local tokens = tonumber(state[1])
 local ts = tonumber(state[2])

@@ -5,8 +5,10 @@
  * pool (never a URL).
  */
 import { createHash } from 'node:crypto';
-import type { FleetBackend, FleetGrant, ReceivedFact } from './backend.js';
+import type { LearnedRateReason } from '../admission/learned-rate.js';
+import type { FleetBackend, FleetGrant, ReceivedFact, SharedRate, TuneAnswer } from './backend.js';
 import { HEARTBEAT_SCRIPT, POLL_SCRIPT, RECALL_SCRIPT, SHARE_SCRIPT, TAKE_SCRIPT } from './lua.js';
+import { PUBLISH_RATE_SCRIPT, TUNE_SCRIPT } from './tuner-lua.js';
 import { PUBLISH_READ_SCRIPT, READ_OR_CLAIM_SCRIPT, RELEASE_READ_SCRIPT } from './read-lua.js';
 import type { FleetFact, FleetTopic, StoredRead } from './types.js';
 
@@ -39,12 +41,17 @@ const SCRIPTS = {
   readOrClaim: script(READ_OR_CLAIM_SCRIPT),
   publishRead: script(PUBLISH_READ_SCRIPT),
   releaseRead: script(RELEASE_READ_SCRIPT),
+  tune: script(TUNE_SCRIPT),
+  publishRate: script(PUBLISH_RATE_SCRIPT),
 };
+/** A tuner outlives an idle spell like its bucket: the learned rate is still the provider's limit tomorrow. */
+const TUNER_TTL_MS = 86_400_000;
 const READ_STATES: ReadonlySet<string> = new Set(['claimed', 'busy', 'pass']);
 
 export function createRedisBackend(client: FleetRedisClient, namespace: string): FleetBackend {
   const prefix = `sturdy-rpc:{${namespace}}:`;
   const bucketKey = (key: string) => `${prefix}bucket:${key}`;
+  const tunerKey = (key: string) => `${prefix}tuner:${key}`;
   const factKey = (topic: string, key: string) => `${prefix}fact:${topic}:${key}`;
   const readKey = (key: string) => `${prefix}read:${key}`;
   const claimKey = (key: string) => `${prefix}claim:${key}`;
@@ -62,11 +69,27 @@ export function createRedisBackend(client: FleetRedisClient, namespace: string):
 
   return {
     ready: () => client.status === 'ready',
-    async take(key, requestsPerSecond, burstCapacity, want, startEmpty, restart): Promise<FleetGrant> {
+    async take(key, requestsPerSecond, burstCapacity, want, startEmpty, restart, learned): Promise<FleetGrant> {
       // Kept until long after the bucket would be full again: an idle fleet's bucket is full either way.
       const ttlMs = Math.max(600_000, Math.ceil((burstCapacity / requestsPerSecond) * 2000));
-      const reply = (await run(SCRIPTS.take, [bucketKey(key)], [requestsPerSecond / 1000, burstCapacity, want, startEmpty ? 1 : 0, ttlMs, restart ? 1 : 0])) as [number, number];
+      const keys = learned ? [bucketKey(key), tunerKey(key)] : [bucketKey(key)];
+      const reply = (await run(SCRIPTS.take, keys, [requestsPerSecond / 1000, burstCapacity, want, startEmpty ? 1 : 0, ttlMs, restart ? 1 : 0])) as [number, number];
       return { granted: Number(reply[0]), waitMs: Number(reply[1]) };
+    },
+    async tune(key, tunerId, counts, start, leaseMs, release): Promise<TuneAnswer> {
+      const { admitted, refused, rateLimited, undelayed, allowedRps } = counts;
+      const args = [tunerId, Math.ceil(leaseMs), TUNER_TTL_MS, admitted, refused, rateLimited, undelayed, allowedRps, start.rateRps, start.step, release ? 1 : 0];
+      const reply = (await run(SCRIPTS.tune, [tunerKey(key)], args)) as unknown[];
+      const owner = Number(reply[5]) === 1;
+      return {
+        rate: sharedRateOf(reply, start),
+        owner,
+        counts: owner ? { admitted: Number(reply[6]), refused: Number(reply[7]), rateLimited: Number(reply[8]), undelayed: Number(reply[9]), allowedRps: Number(reply[10]) || 0 } : undefined,
+      };
+    },
+    async publishRate(key, tunerId, rate) {
+      const { rateRps, step, direction, refusedAtRps, reason } = rate;
+      return Number(await run(SCRIPTS.publishRate, [tunerKey(key)], [tunerId, rateRps, step, direction, refusedAtRps ?? '', reason])) === 1;
     },
     async heartbeat(memberId, ttlMs) {
       return Number(await run(SCRIPTS.heartbeat, [membersKey], [memberId, Math.ceil(ttlMs)]));
@@ -114,6 +137,25 @@ export function createRedisBackend(client: FleetRedisClient, namespace: string):
       // ZREM through a script too: one code path, and nothing else of the client is needed.
       await client.eval(`return redis.call('ZREM', KEYS[1], ARGV[1])`, 1, membersKey, memberId);
     },
+  };
+}
+
+const REASONS: ReadonlySet<string> = new Set<LearnedRateReason>(['demand', 'rate-limited', 'provider-hint']);
+
+/** The tuner's stored rate, or `start` where a field is not one of ours (another version, or garbage). */
+function sharedRateOf(reply: readonly unknown[], start: SharedRate): SharedRate {
+  const rateRps = Number(reply[0]);
+  if (!(rateRps > 0) || !Number.isFinite(rateRps)) return start;
+  const step = Number(reply[1]);
+  const direction = Number(reply[2]);
+  const refusedAt = reply[3] === '' ? Number.NaN : Number(reply[3]);
+  const reason = String(reply[4]);
+  return {
+    rateRps,
+    step: step > 0 && step <= 1 ? step : start.step,
+    direction: direction === 1 || direction === -1 ? direction : 0,
+    refusedAtRps: refusedAt > 0 ? refusedAt : undefined,
+    reason: REASONS.has(reason) ? (reason as LearnedRateReason) : 'demand',
   };
 }
 

@@ -4,6 +4,7 @@
  * store can implement it too. Every key that crosses this interface is an opaque hash made
  * by the pool: no URL, host, header or API key ever reaches the fleet.
  */
+import type { LearnedRateSettings } from '../admission/learned-rate.js';
 import type { AdmissionBucket } from '../admission/token-bucket.js';
 import type { Clock } from '../clock.js';
 
@@ -32,6 +33,8 @@ export interface FleetBucketSpec {
   readonly key: string;
   readonly requestsPerSecond: number;
   readonly burstCapacity: number;
+  /** Set for a learned rate (`requestsPerSecond: 'auto'`): the fleet's one tuner sets the rate (`learned-lease.ts`). */
+  readonly learned?: LearnedRateSettings | undefined;
 }
 
 /** `shared`: limits and knowledge go through the store; `local`: the store is out of reach, each process keeps its share. */

@@ -13,7 +13,8 @@ import type { Clock } from '../clock.js';
 import type { NormalizedEndpoint } from '../config/normalize.js';
 import { decodeHeadFact, HEAD_FACT_TTL_MS, headFactData, HeadTeller } from '../fleet/head-facts.js';
 import { createSharedReputationStore, type BenchReason, type SharedReputationStore } from '../fleet/reputation-store.js';
-import type { FleetFact, FleetMembership, FleetPoolWiring, FleetTopic, PoolFleet } from '../fleet/types.js';
+import type { FleetBucketSpec, FleetFact, FleetMembership, FleetPoolWiring, FleetTopic, PoolFleet } from '../fleet/types.js';
+import { isLearning } from '../admission/learned-bucket.js';
 import type { HeadQuantity } from '../health/config.js';
 import { headValue } from '../health/head-of.js';
 import type { ReputationKey } from '../reputation/keys.js';
@@ -112,7 +113,7 @@ export class FleetWiring implements FleetPoolWiring {
   /** Joins the fleet once the pool's parts exist: buckets are swapped for leased ones. */
   connect(context: FleetWiringContext): void {
     this.#context = context;
-    const buckets = new Map<string, { key: string; requestsPerSecond: number; burstCapacity: number }>();
+    const buckets = new Map<string, FleetBucketSpec>();
     const facts: { topic: FleetTopic; key: string }[] = [];
     for (const role of context.roles) {
       const key = keyOf('role', normalizedUrl(role.endpoint.url), role.settings.kind);
@@ -123,8 +124,10 @@ export class FleetWiring implements FleetPoolWiring {
         this.#rolesOfKey.set(key, [role]);
         facts.push({ topic: 'cooldown', key });
       }
-      const { requestsPerSecond, burstCapacity } = role.settings;
-      if (requestsPerSecond !== undefined && burstCapacity !== undefined) buckets.set(key, { key, requestsPerSecond, burstCapacity });
+      const { requestsPerSecond, burstCapacity, learnedRate } = role.settings;
+      // A learned rate has one tuner per budget across the fleet (fleet/learned-lease.ts), starting where a process would.
+      if (learnedRate !== undefined) buckets.set(key, { key, requestsPerSecond: learnedRate.startRps, burstCapacity: Math.max(1, learnedRate.startRps), learned: learnedRate });
+      else if (requestsPerSecond !== undefined && burstCapacity !== undefined) buckets.set(key, { key, requestsPerSecond, burstCapacity });
     }
     for (const endpoint of context.endpoints) {
       const reputation = context.health.reputationKeyOf(endpoint.id);
@@ -174,7 +177,11 @@ export class FleetWiring implements FleetPoolWiring {
     for (const [key, roles] of this.#rolesOfKey) {
       if (!buckets.has(key)) continue;
       const bucket = this.#membership.bucket(key);
-      for (const role of roles) role.bucket = bucket;
+      for (const role of roles) {
+        // The learned rate's listener (the autopilot's events, log lines, gauge) follows it into the fleet.
+        if (isLearning(role.bucket) && isLearning(bucket)) bucket.listener ??= role.bucket.listener;
+        role.bucket = bucket;
+      }
     }
   }
 

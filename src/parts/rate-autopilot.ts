@@ -9,7 +9,7 @@
  * the rate it was being answered at. So a node that never throttles is never throttled
  * here, and one that does is no longer hammered.
  */
-import { LearnedBucket } from '../admission/learned-bucket.js';
+import { isLearning, LearnedBucket, type LearningBucket } from '../admission/learned-bucket.js';
 import { DEFAULT_LEARNED_RATE } from '../admission/learned-rate.js';
 import type { RoleState } from '../admission/role-state.js';
 import type { PoolEvents } from '../api/events.js';
@@ -31,21 +31,21 @@ export function firstLearnedRps(answered: number, elapsedMs: number): number {
 /** The reporter of the pool's learned rates. */
 export function rateAutopilotReporter(roles: readonly RoleState[], clock: Clock, events: PoolEvents): OutcomeReporter {
   const startedAtMs = clock.now();
-  const listen = (role: RoleState, bucket: LearnedBucket): void => {
+  const listen = (role: RoleState, bucket: LearningBucket): void => {
     const { endpointId } = role;
     const { kind } = role.settings;
     bucket.listener = (fromRps, toRps, reason, atMs) => events.emit('rate-learned', { atMs, endpointId, kind, fromRps, toRps, reason });
   };
-  for (const role of roles) if (role.bucket instanceof LearnedBucket) listen(role, role.bucket);
+  for (const role of roles) if (isLearning(role.bucket)) listen(role, role.bucket);
   return {
     onRateLimited: (role, providerDelayMs, allowedRps) => {
       const bucket = role.bucket;
       const nowMs = clock.now();
-      if (bucket instanceof LearnedBucket) {
+      if (isLearning(bucket)) {
         bucket.onRateLimited(nowMs, { delayMs: providerDelayMs, allowedRps });
         return;
       }
-      // A fixed rate (or a fleet's shared bucket) is the user's word; a delay is the provider's pacing.
+      // A fixed rate (or a fleet's shared bucket of one) is the user's word; a delay is the provider's pacing.
       if (bucket !== undefined || role.settings.requestsPerSecond !== undefined) return;
       if (allowedRps === undefined && providerDelayMs !== undefined && providerDelayMs > 0) return;
       const startRps = allowedRps ?? firstLearnedRps(answeredOf(role), nowMs - startedAtMs);

@@ -1,7 +1,7 @@
 import type { CacheSnapshot } from '../cache/cache-snapshot.js';
 import type { ConsensusSnapshot } from '../consensus/consensus-snapshot.js';
 import type { Availability, RoleState } from '../admission/role-state.js';
-import { LearnedBucket } from '../admission/learned-bucket.js';
+import { isLearning } from '../admission/learned-bucket.js';
 import type { NormalizedEndpoint } from '../config/normalize.js';
 import type { RequestKind } from '../retry/causes.js';
 import type { SubscriptionEndpointSnapshot } from '../subscriptions/manager.js';
@@ -146,7 +146,7 @@ export function buildSnapshot(
         availability: role.availability,
         requestsPerSecond: role.settings.requestsPerSecond,
         burstCapacity: role.settings.burstCapacity,
-        learnedRequestsPerSecond: role.bucket instanceof LearnedBucket ? role.bucket.rateRps : undefined,
+        learnedRequestsPerSecond: isLearning(role.bucket) ? role.bucket.rateRps : undefined,
         tokens: role.bucket?.available(nowMs),
         maxConcurrentRequests: role.settings.maxConcurrentRequests,
         inFlight: role.inFlight,

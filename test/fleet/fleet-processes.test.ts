@@ -22,6 +22,8 @@ const WORKERS = 4;
 const RPS = 50;
 /** 100 ms of 50 req/s: the most a worker holds unspent. */
 const LEASE = 5;
+/** The provider's limit nobody wrote down (issue 30's 37 req/s), for the learned-rate test. */
+const HIDDEN_LIMIT = 37;
 const WORKER_FILE = fileURLToPath(new URL('./fleet-worker.ts', import.meta.url));
 
 interface Arrival {
@@ -39,6 +41,9 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'fleet mod
   /** Set to a worker index: that worker's next request to /quota gets 429 with Retry-After: 2. */
   let limitNext: number | undefined;
   let limitedAtMs: number | undefined;
+  /** The hidden limit's state: when it answered (the last second's) and when it refused. */
+  const hiddenAnswered: number[] = [];
+  const hiddenRefused: number[] = [];
 
   beforeAll(async () => {
     redis = await startRedisServer(binary);
@@ -56,6 +61,16 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'fleet mod
           limitedAtMs = atMs;
           res.writeHead(429, { 'retry-after': '2', 'content-type': 'text/plain' }).end('slow down');
           return;
+        }
+        if (path === '/hidden') {
+          // A provider's hidden limit: above HIDDEN_LIMIT answers in the last second, 429 without Retry-After.
+          while (hiddenAnswered.length > 0 && hiddenAnswered[0]! <= atMs - 1_000) hiddenAnswered.shift();
+          if (hiddenAnswered.length >= HIDDEN_LIMIT) {
+            hiddenRefused.push(atMs);
+            res.writeHead(429, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: 429, message: 'Too many requests' } }));
+            return;
+          }
+          hiddenAnswered.push(atMs);
         }
         if (path === '/html' && worker === 0) {
           res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Access denied</body></html>');
@@ -94,12 +109,12 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'fleet mod
     if (redis.pid() === undefined) await redis.restart();
   });
 
-  async function stopAll(): Promise<{ ok: number; failures: readonly string[] }[]> {
+  async function stopAll(): Promise<{ ok: number; failures: readonly string[]; learnedRps?: number | undefined }[]> {
     const before = workers.map((w) => w.messages.length);
     running = false;
     command({ type: 'stop' });
     await until(() => workers.every((w, i) => w.messages.slice(before[i]).some((m) => m.type === 'stopped')), 15_000, 'workers stopped');
-    return workers.map((w, i) => w.messages.slice(before[i]).find((m) => m.type === 'stopped') as { ok: number; failures: readonly string[] });
+    return workers.map((w, i) => w.messages.slice(before[i]).find((m) => m.type === 'stopped') as { ok: number; failures: readonly string[]; learnedRps?: number });
   }
 
   const count = (fromMs: number, toMs: number, path = '/quota', worker?: number) =>
@@ -164,6 +179,52 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'fleet mod
       expect(result.ok).toBeGreaterThan(20);
       expect(result.failures.filter((code) => code !== 'RATE_LIMITED')).toEqual([]);
     }
+  }, 60_000);
+
+  it("learns one hidden limit for the fleet: one tuner's rate, no 4-fold overshoot; redis-server dying leaves each worker a quarter of it, with no burst", async () => {
+    const hidden = [{ id: 'hidden', url: `${url}/hidden`, tier: 0, requestsPerSecond: 'auto' as const, kinds: ['read' as const] }];
+    const start = performance.now();
+    const refusedBefore = hiddenRefused.length;
+    command({ type: 'run', endpoints: hidden, concurrency: 4, pauseMs: 0 });
+    const rate = (fromMs: number, toMs: number) => (count(fromMs, toMs, '/hidden') * 1_000) / (toMs - fromMs);
+    const refused = (fromMs: number, toMs: number) => hiddenRefused.filter((atMs) => atMs >= fromMs && atMs < toMs).length;
+
+    // 1. After 15 s, the fleet's rate at the server is at the limit (+10 % at most) and no collapse (≥ 50 %), few refusals.
+    await sleep(18_000);
+    const end = performance.now();
+    const settled = rate(start + 15_000, end);
+    expect(settled).toBeLessThanOrEqual(HIDDEN_LIMIT * 1.1);
+    expect(settled).toBeGreaterThanOrEqual(HIDDEN_LIMIT * 0.5);
+    expect(refused(start + 15_000, end) / count(start + 15_000, end, '/hidden')).toBeLessThanOrEqual(0.1);
+    // One rate for the fleet: every worker sends, none alone at the limit.
+    for (let w = 0; w < WORKERS; w++) expect(count(start + 15_000, end, '/hidden', w)).toBeGreaterThan(HIDDEN_LIMIT * 0.1);
+
+    // 2. redis-server dies: each worker spends a quarter of the learned rate; no 1 s window above the limit + one burst.
+    const killedAt = performance.now();
+    await redis.kill();
+    await sleep(3_000);
+    const restartAt = performance.now();
+    const mostInASecond = (fromMs: number, toMs: number) => {
+      let most = 0;
+      for (let at = fromMs; at + 1_000 <= toMs; at += 20) most = Math.max(most, count(at, at + 1_000, '/hidden'));
+      return most;
+    };
+    // No burst: four processes refilling full buckets of the learned rate would send ≈ 4 × 37 in that second.
+    expect(mostInASecond(killedAt, restartAt)).toBeLessThanOrEqual(HIDDEN_LIMIT * 1.5);
+    expect(rate(killedAt + 1_000, restartAt)).toBeGreaterThan(HIDDEN_LIMIT * 0.5);
+
+    const results = await stopAll();
+    console.log(
+      `fleet of ${WORKERS}, hidden limit ${HIDDEN_LIMIT}/s, learned: ${settled.toFixed(1)}/s at the server after 15 s ` +
+        `(${refused(start + 15_000, end)} refused; ${hiddenRefused.length - refusedBefore} in all), redis killed: ${rate(killedAt + 1_000, restartAt).toFixed(1)}/s ` +
+        `(busiest second ${mostInASecond(killedAt, restartAt)})`,
+    );
+    for (const result of results) expect(result.ok).toBeGreaterThan(50);
+    // One rate for the fleet in every worker: the tuner's, about the limit (four learners would each hold about a
+    // quarter of it). Workers may differ by one decision: the last one before the outage reached some of them only.
+    const learned = results.map((result) => result.learnedRps!);
+    expect(Math.min(...learned)).toBeGreaterThanOrEqual(HIDDEN_LIMIT * 0.5);
+    expect(Math.max(...learned)).toBeLessThanOrEqual(HIDDEN_LIMIT * 1.5);
   }, 60_000);
 
   it('an endpoint one worker benches (it answers that worker with HTML) stops getting traffic from all four', async () => {

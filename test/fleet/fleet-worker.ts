@@ -18,7 +18,7 @@ export type WorkerCommand =
 export type WorkerMessage =
   | { readonly type: 'ready' }
   | { readonly type: 'fleet'; readonly mode?: string; readonly reason?: string; readonly topic?: string; readonly endpointIds?: readonly string[] }
-  | { readonly type: 'stopped'; readonly ok: number; readonly failures: readonly string[] };
+  | { readonly type: 'stopped'; readonly ok: number; readonly failures: readonly string[]; readonly learnedRps?: number | undefined };
 
 const [redisUrl, namespace, worker] = process.argv.slice(2) as [string, string, string];
 const redis = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => 100 });
@@ -60,8 +60,10 @@ process.on('message', (command: WorkerCommand) => {
     const finished = running ?? Promise.resolve({ ok: 0, failures: [] });
     running = undefined;
     void finished.then(async (result) => {
+      // The rate this worker's pool learned (or was told by the fleet's tuner), before it closes.
+      const learnedRps = pool?.snapshot().roles[0]?.learnedRequestsPerSecond;
       await pool?.close();
-      send({ type: 'stopped', ...result });
+      send({ type: 'stopped', ...result, learnedRps });
     });
   } else {
     void fleet.close().then(() => {

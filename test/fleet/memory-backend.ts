@@ -1,6 +1,6 @@
 import { TokenBucket } from '../../src/admission/token-bucket.js';
 import { createSeededRandom, type Clock } from '../../src/clock.js';
-import type { FleetBackend, ReceivedFact } from '../../src/fleet/backend.js';
+import type { FleetBackend, ReceivedFact, SharedRate, TunerCounts } from '../../src/fleet/backend.js';
 import { FleetCoordinator, type FleetCoordinatorSettings } from '../../src/fleet/coordinator.js';
 import type { FleetFact } from '../../src/fleet/types.js';
 
@@ -31,6 +31,9 @@ export function createMemoryBackend(clock: Clock): MemoryBackend {
     return entry !== undefined && entry.untilMs > clock.now() ? entry.value : undefined;
   };
   const commands: Record<string, number> = {};
+  /** Learned budgets' tuners (`tuner-lua.ts`): the rate, the owner's lease, the counts added since the owner's last report. */
+  const tuners = new Map<string, { rate: SharedRate; owner: string | undefined; ownerUntilMs: number; counts: TunerCounts }>();
+  const NONE: TunerCounts = { admitted: 0, refused: 0, rateLimited: 0, undelayed: 0, allowedRps: 0 };
 
   const op = <T>(name: string, run: () => T): Promise<T> => {
     commands[name] = (commands[name] ?? 0) + 1;
@@ -48,15 +51,50 @@ export function createMemoryBackend(clock: Clock): MemoryBackend {
     },
     told: () => log.map(({ from, atMs, fact }) => ({ from, atMs, fact })),
     ready: () => backend.state !== 'down',
-    take: (key, requestsPerSecond, burstCapacity, want, startEmpty, restart) =>
+    take: (key, requestsPerSecond, burstCapacity, want, startEmpty, restart, learned) =>
       op('take', () => {
         const now = clock.now();
+        const rate = learned ? tuners.get(key)?.rate.rateRps : undefined;
+        if (rate !== undefined) [requestsPerSecond, burstCapacity] = [rate, Math.max(1, rate)];
         let bucket = buckets.get(key);
+        // The tuner moved the rate: the bucket follows, keeping what it held (up to the new burst).
+        if (bucket && !restart && bucket.tokensPerMs !== requestsPerSecond / 1000) buckets.set(key, (bucket = new TokenBucket(requestsPerSecond, burstCapacity, now, Math.min(burstCapacity, bucket.available(now)))));
         if (!bucket || restart) buckets.set(key, (bucket = new TokenBucket(requestsPerSecond, burstCapacity, now, startEmpty ? 0 : burstCapacity)));
         let granted = 0;
         while (granted < want && bucket.tryTake(now)) granted++;
         const missing = Math.min(want, burstCapacity) - bucket.available(now);
         return { granted, waitMs: granted > 0 ? 0 : Math.ceil(missing / bucket.tokensPerMs) };
+      }),
+    tune: (key, tunerId, counts, start, leaseMs, release) =>
+      op('tune', () => {
+        const now = clock.now();
+        let tuner = tuners.get(key);
+        if (!tuner) tuners.set(key, (tuner = { rate: start, owner: undefined, ownerUntilMs: 0, counts: NONE }));
+        const sum = tuner.counts;
+        tuner.counts = {
+          admitted: sum.admitted + counts.admitted,
+          refused: sum.refused + counts.refused,
+          rateLimited: sum.rateLimited + counts.rateLimited,
+          undelayed: sum.undelayed + counts.undelayed,
+          allowedRps: counts.allowedRps > 0 ? counts.allowedRps : sum.allowedRps,
+        };
+        if (release) {
+          if (tuner.owner === tunerId) tuner.owner = undefined;
+          return { rate: tuner.rate, owner: false, counts: undefined };
+        }
+        if (tuner.owner !== undefined && tuner.owner !== tunerId && tuner.ownerUntilMs > now) return { rate: tuner.rate, owner: false, counts: undefined };
+        tuner.owner = tunerId;
+        tuner.ownerUntilMs = now + leaseMs;
+        const drained = tuner.counts;
+        tuner.counts = NONE;
+        return { rate: tuner.rate, owner: true, counts: drained };
+      }),
+    publishRate: (key, tunerId, rate) =>
+      op('publishRate', () => {
+        const tuner = tuners.get(key);
+        if (tuner?.owner !== tunerId) return false;
+        tuner.rate = rate;
+        return true;
       }),
     heartbeat: (memberId, ttlMs) =>
       op('heartbeat', () => {
