@@ -28,7 +28,7 @@ function viemApp(requester: RpcRequester): App {
   const client = createPublicClient({ transport: sturdyTransport(requester, { custom }), pollingInterval: 5 });
   return {
     send: (serializedTransaction) => client.sendRawTransaction({ serializedTransaction }),
-    waitForReceipt: async (hash) => void (await client.waitForTransactionReceipt({ hash, pollingInterval: 5, timeout: 10_000 })),
+    waitForReceipt: async (hash) => void (await client.waitForTransactionReceipt({ hash, pollingInterval: 5, timeout: 60_000 })),
     receipt: (hash) =>
       client.getTransactionReceipt({ hash }).catch((error: unknown) => {
         if (error instanceof TransactionReceiptNotFoundError) return null;
