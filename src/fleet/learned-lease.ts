@@ -84,7 +84,7 @@ export class LearnedLeasedBucket extends LeasedBucket implements LearningBucket 
   /** The fleet's rate as this member last heard it (its own decision when it owns the tuner). */
   #state: LearnedRateState;
   #reason: LearnedRateReason = 'demand';
-  #counts: { admitted: number; refused: number; rateLimited: number; undelayed: number; allowedRps: number } = { ...NO_COUNTS };
+  #counts: { -readonly [K in keyof TunerCounts]: TunerCounts[K] } = { ...NO_COUNTS };
   /** When the owner last decided: the window its counts cover. */
   #decidedAtMs: number | undefined;
   #reporting = false;
@@ -135,7 +135,12 @@ export class LearnedLeasedBucket extends LeasedBucket implements LearningBucket 
 
   /** Once a demand window: reports this member's counts; the owner decides for the fleet. */
   async report(): Promise<void> {
-    if (this.#reporting || this.mode === 'local') return;
+    if (this.#reporting) return;
+    // While the store is out of reach nothing is tuned, and what was counted meanwhile (at the local share) says nothing of the fleet.
+    if (this.mode === 'local') {
+      this.#counts = { ...NO_COUNTS };
+      return;
+    }
     this.#reporting = true;
     const counts = this.#counts;
     this.#counts = { ...NO_COUNTS };
