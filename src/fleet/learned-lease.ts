@@ -11,11 +11,11 @@
  */
 import type { LearningBucket, LearnedRateListener } from '../admission/learned-bucket.js';
 import {
+  acceptedRpsOf,
   afterDemandWindow,
   afterRateLimit,
   DEMAND_WINDOW_MS,
   initialLearnedRate,
-  PRESSING_UTILISATION,
   type LearnedRateReason,
   type LearnedRateSettings,
   type LearnedRateState,
@@ -66,9 +66,8 @@ export function decideFleetRate(
 ): { readonly state: LearnedRateState; readonly reason: LearnedRateReason } {
   if (counts.allowedRps > 0) return { state: held(afterRateLimit(state, nowMs, { allowedRps: counts.allowedRps }, undefined, settings), nowMs), reason: 'provider-hint' };
   if (counts.undelayed > 0) {
-    const seconds = windowMs / 1000;
-    const pressed = counts.admitted >= PRESSING_UTILISATION * state.rateRps * seconds;
-    const acceptedRps = pressed && seconds > 0 ? Math.max(0, counts.admitted - counts.rateLimited) / seconds : undefined;
+    // The whole span is one "last window" with nothing current: the rate the fleet got accepted while it pressed.
+    const acceptedRps = acceptedRpsOf({ admitted: counts.admitted, rateLimited: counts.rateLimited, windowMs }, { admitted: 0, rateLimited: 0 }, 0, state.rateRps);
     const next = afterRateLimit(state, nowMs, {}, acceptedRps, settings);
     return { state: next === state ? state : held(next, nowMs), reason: 'rate-limited' };
   }
