@@ -6,12 +6,7 @@
 import { isTransportError } from '../errors/transport-error.js';
 import type { CallObserver } from '../pipeline/call-observer.js';
 import type { PoolEventName, PoolEvents } from '../api/events.js';
-import type { LogEntry, LogLevel, LogMemory } from './log-rules.js';
-import { LOGGED_EVENTS } from './logged-events.js';
-import { loadLogRules, type LogRules } from './log-rules-loader.js';
-
-/** Most events held while the rules load (the browser build); beyond, the oldest are dropped. */
-const MAX_HELD_EVENTS = 1_000;
+import { LOG_RULES, type LogEntry, type LogLevel, type LogMemory } from './log-rules.js';
 
 /** A logger with the shape of pino's and the console's: `logger.warn(fields, message)`. */
 export type PoolLogger = { readonly [L in LogLevel]: (fields: Readonly<Record<string, unknown>>, message: string) => void };
@@ -40,29 +35,9 @@ function ambiguousSend(method: string, error: unknown): LogEntry | undefined {
 /** Subscribes `logger` to the pool; returns the function that stops it. */
 export function attachLogger(logger: PoolLogger, events: PoolEvents, observe: (observer: CallObserver<undefined>) => () => void): () => void {
   const memory: LogMemory = { bands: new Map() };
-  const loaded = loadLogRules();
-  let rules: LogRules | undefined = loaded instanceof Promise ? undefined : loaded;
-  const held: [PoolEventName, unknown][] = [];
-  let stopped = false;
-  const line = (name: PoolEventName, event: unknown) => write(logger, (rules![name] as ((e: unknown, m: LogMemory) => LogEntry | undefined) | undefined)?.(event, memory));
-  const stops = LOGGED_EVENTS.map((name) =>
-    events.on(name, (event) => {
-      if (rules !== undefined) line(name, event);
-      else if (held.push([name, event]) > MAX_HELD_EVENTS) held.shift();
-    }),
+  const stops = (Object.keys(LOG_RULES) as PoolEventName[]).map((name) =>
+    events.on(name, (event) => write(logger, (LOG_RULES[name] as (e: typeof event, m: LogMemory) => LogEntry | undefined)(event, memory))),
   );
-  if (loaded instanceof Promise) {
-    loaded.then(
-      (arrived) => {
-        rules = arrived;
-        for (const [name, event] of held.splice(0)) line(name, event);
-      },
-      () => {
-        held.length = 0;
-        if (!stopped) write(logger, { level: 'error', message: 'sturdy-rpc: the log rules could not be loaded; pool events are not logged', fields: { event: 'load-failed', module: 'log-rules' } });
-      },
-    );
-  }
   stops.push(
     observe({
       start: () => undefined,
@@ -70,8 +45,5 @@ export function attachLogger(logger: PoolLogger, events: PoolEvents, observe: (o
       end: (_state, call, end) => write(logger, ambiguousSend(call.method, end.error)),
     }),
   );
-  return () => {
-    stopped = true;
-    stops.forEach((stop) => stop());
-  };
+  return () => stops.forEach((stop) => stop());
 }

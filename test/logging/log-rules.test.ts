@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LOG_RULES, type LogEntry, type LogMemory } from '../../src/logging/log-rules.js';
 import type { PoolEventMap, PoolEventName } from '../../src/api/events.js';
-import { LOGGED_EVENTS } from '../../src/logging/logged-events.js';
 
 function line<E extends PoolEventName>(name: E, event: PoolEventMap[E], memory: LogMemory = { bands: new Map() }): [string, string] | undefined {
   const rule = LOG_RULES[name] as ((e: PoolEventMap[E], m: LogMemory) => LogEntry | undefined) | undefined;
@@ -61,9 +60,5 @@ describe('log rules', () => {
 
   it('never logs per call or per response: attempts, successes, failures, 429s and hedges have no rule', () => {
     for (const name of ['attempt', 'success', 'failure', 'rate-limited', 'hedge'] as const) expect(LOG_RULES[name], name).toBeUndefined();
-  });
-
-  it('the logger listens to exactly the events that have a rule (the browser build listens before the rules load)', () => {
-    expect([...LOGGED_EVENTS].sort()).toEqual(Object.keys(LOG_RULES).sort());
   });
 });
