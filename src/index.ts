@@ -116,7 +116,7 @@ export type { ClassifiedFailure } from './http/outcome.js';
 export { parseJsonExact, stringifyJson } from './jsonrpc/exact-json.js';
 export { TokenBucket, type AdmissionBucket } from './admission/token-bucket.js';
 export type { Availability } from './admission/role-state.js';
-export type { LearnedRateReason } from './admission/learned-rate.js';
+export type { LearnedRateReason, LearnedRateSettings } from './admission/learned-rate.js';
 export { systemClock, systemRandom, createSeededRandom, type Clock, type Random, type TimerHandle, type TimerOptions } from './clock.js';
 export type { HttpExecutor, ExecuteRequest, ExecutorTarget, RawOutcome, ExecutorErrorKind } from './http/executor.js';
 export type { Cancellation } from './http/attempt-abort.js';
