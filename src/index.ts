@@ -77,7 +77,7 @@ export type {
 export type { SubscriptionEndpointSnapshot } from './subscriptions/manager.js';
 export { wsSocketFactory, webSocketFactory, type WsConstructor, type WsLike, type SocketFactory, type SocketHandlers, type SocketFailure, type SocketOptions, type SubscriptionSocket } from './subscriptions/socket.js';
 export type { Subscriber } from './subscriptions/mapped.js';
-export type { PoolFleet, FleetJoinOptions, FleetMembership, FleetFact, FleetTopic, FleetBucketSpec, FleetStatus, FleetMode } from './fleet/types.js';
+export type { PoolFleet, FleetJoinOptions, FleetMembership, FleetFact, FleetTopic, FleetBucketSpec, FleetStatus, FleetMode, SpendTotals } from './fleet/types.js';
 export type { BalanceSettings } from './balance/balance-settings.js';
 export type { CreditTable } from './admission/credit-meter.js';
 export type { HedgeSettings } from './balance/hedge-policy.js';

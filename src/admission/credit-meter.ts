@@ -8,6 +8,28 @@
 import type { Clock } from '../clock.js';
 import { TokenBucket } from './token-bucket.js';
 
+/** The per-second credits: a token bucket in one process, a leased share of the fleet's (`fleet/lease-bucket.ts`) in a fleet. */
+export interface CreditBucket {
+  /** Most credits it holds at once (a call dearer than this waits for a full bucket). */
+  readonly capacity: number;
+  available(nowMs: number): number;
+  /** Milliseconds until `need` credits are there (0: now; `Infinity`: no known instant). */
+  waitMs(nowMs: number, need: number): number;
+  /** Spends `count` credits, into debt when fewer are there. */
+  charge(count: number, nowMs: number): void;
+}
+
+/**
+ * The month's spend kept beyond this process (a fleet: `fleet/shared-spend.ts`). While
+ * `shared`, the store's totals decide the thresholds (each told once, by the process whose
+ * spend crossed it) and a crossing this process's estimate sees asks for a sync at once;
+ * while not (the store is out of reach), the meter judges its own estimate, as alone.
+ */
+export interface SpendSync {
+  readonly shared: boolean;
+  syncSoon(): void;
+}
+
 /** A provider's per-method credit costs (built-in ones: `sturdy-rpc/credits`). */
 export interface CreditTable {
   /** Where the numbers come from. */
@@ -61,7 +83,8 @@ export function nextMonthStartMs(wallMs: number): number {
 export class CreditMeter {
   readonly plan: CreditPlan;
   private readonly clock: Clock;
-  private readonly bucket: TokenBucket | undefined;
+  /** The per-second credits (undefined without `creditsPerSecond`); a fleet swaps in its leased share. */
+  bucket: CreditBucket | undefined;
   /** Costs looked up once per method (bounded by the methods the pool is called with). */
   private readonly costs = new Map<string | undefined, MethodCost>();
   /** Credits sent this month (from the pool's start, or the month's). */
@@ -69,6 +92,10 @@ export class CreditMeter {
   private monthEndsAtMs: number;
   private nextThreshold = 0;
   listener: BudgetListener | undefined;
+  /** Fleet mode: where the month's spend is kept. */
+  sync: SpendSync | undefined;
+  /** Fleet mode: credits billed here that the store's total does not hold yet. */
+  unsynced = 0;
 
   constructor(plan: CreditPlan, clock: Clock) {
     this.plan = plan;
@@ -144,9 +171,47 @@ export class CreditMeter {
     if (budget === undefined || !(billed > 0)) return;
     this.rollMonth();
     this.spentCredits += billed;
-    while (this.nextThreshold < BUDGET_THRESHOLDS.length && this.spentCredits >= budget * BUDGET_THRESHOLDS[this.nextThreshold]!) {
+    const sync = this.sync;
+    if (sync !== undefined) this.unsynced += billed;
+    if (!this.crossing(this.spentCredits)) return;
+    // The fleet's total decides who tells a threshold: send this spend now.
+    if (sync?.shared) sync.syncSoon();
+    else this.tellCrossed(this.spentCredits, Number.NEGATIVE_INFINITY);
+  }
+
+  /** The UTC month this spend counts in (`YYYY-MM`): the store keeps one total per month. */
+  month(): string {
+    this.rollMonth();
+    return new Date(this.monthEndsAtMs - 1).toISOString().slice(0, 7);
+  }
+
+  /**
+   * The store added this meter's `added` credits to `month`'s spend of the fleet, which went
+   * from `before` to `after`. The estimate becomes the fleet's total plus what is still
+   * unsynced; a threshold this addition crossed is told here, one others crossed is passed silently.
+   */
+  adoptTotals(month: string, before: number, after: number): void {
+    if (month !== this.month()) return;
+    this.spentCredits = after + this.unsynced;
+    this.tellCrossed(after, before);
+  }
+
+  /** A sync of `credits` of `month` failed: they wait for the next one. */
+  returnUnsynced(month: string, credits: number): void {
+    if (month === this.month()) this.unsynced += credits;
+  }
+
+  private crossing(spent: number): boolean {
+    const budget = this.plan.creditsPerMonth;
+    return budget !== undefined && this.nextThreshold < BUDGET_THRESHOLDS.length && spent >= budget * BUDGET_THRESHOLDS[this.nextThreshold]!;
+  }
+
+  /** Passes every threshold `spent` reached; tells those `before` had not reached. */
+  private tellCrossed(spent: number, before: number): void {
+    const budget = this.plan.creditsPerMonth!;
+    while (this.crossing(spent)) {
       const threshold = BUDGET_THRESHOLDS[this.nextThreshold++]!;
-      this.listener?.(threshold, this.spentCredits, budget, threshold === 1 && this.plan.onExhausted === 'refuse');
+      if (before < budget * threshold) this.listener?.(threshold, spent, budget, threshold === 1 && this.plan.onExhausted === 'refuse');
     }
   }
 
@@ -156,6 +221,7 @@ export class CreditMeter {
     if (wallMs < this.monthEndsAtMs) return;
     this.monthEndsAtMs = nextMonthStartMs(wallMs);
     this.spentCredits = 0;
+    this.unsynced = 0;
     this.nextThreshold = 0;
   }
 }

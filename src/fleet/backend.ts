@@ -6,7 +6,7 @@
  * coordinator bounds each with a timeout and falls back to the local share.
  */
 import type { LearnedRateReason } from '../admission/learned-rate.js';
-import type { FleetFact, StoredRead } from './types.js';
+import type { FleetFact, SpendTotals, StoredRead } from './types.js';
 
 /** What a take from the shared bucket granted. */
 export interface FleetGrant {
@@ -72,6 +72,11 @@ export interface FleetBackend {
   tune(key: string, tunerId: string, counts: TunerCounts, start: SharedRate, leaseMs: number, release: boolean): Promise<TuneAnswer>;
   /** The owner's new rate for `key`; false (nothing written) when the lease is no longer `tunerId`'s. */
   publishRate(key: string, tunerId: string, rate: SharedRate): Promise<boolean>;
+  /**
+   * Adds `credits` (0: only reads) to the month's credit spend `key` (`<plan hash>:<YYYY-MM>`,
+   * kept a few days past its month); resolves with the fleet's totals around the addition.
+   */
+  spend(key: string, credits: number): Promise<SpendTotals>;
   /** Renews this member's heartbeat for `ttlMs`; resolves with the number of live members. */
   heartbeat(memberId: string, ttlMs: number): Promise<number>;
   /** Stores the fact (the later end wins) and appends it to the fleet's log. */

@@ -1,10 +1,9 @@
 /**
- * The fleet's machinery over a {@link FleetBackend}: leases, heartbeats, the poll that
- * brings other processes' facts, and the fall-back to a local share when the store is out of
- * reach. Every store command is bounded by `commandTimeoutMs`; a client known to be
- * disconnected turns the process local at once, other failures after a few in a row
- * (`store-judge.ts`), and only writes answered for a while bring it back to shared mode — while
- * local, the poll's ticks probe with heartbeats.
+ * The fleet's machinery over a {@link FleetBackend}: leases, heartbeats, the poll that brings
+ * other processes' facts, and the fall-back to a local share when the store is out of reach.
+ * Every store command is bounded by `commandTimeoutMs`; a client known to be disconnected turns
+ * the process local at once, other failures after a few in a row (`store-judge.ts`), and only
+ * writes answered for a while bring it back to shared mode (while local, the poll's ticks probe).
  */
 import { setBackgroundTimer, type Clock, type Random, type TimerHandle } from '../clock.js';
 import type { FleetBackend, FleetGrant } from './backend.js';
@@ -15,7 +14,7 @@ import { MemberCount } from './member-count.js';
 import { notReadyVerdict } from './start-up.js';
 import { fleetReads } from './shared-reads.js';
 import { StoreJudge, type FleetFailure } from './store-judge.js';
-import type { FleetFact, FleetJoinOptions, FleetMembership, FleetMode, FleetPoolWiring, FleetReads, FleetStatus, PoolFleet } from './types.js';
+import type { FleetBucketSpec, FleetFact, FleetJoinOptions, FleetMembership, FleetMode, FleetPoolWiring, FleetReads, FleetStatus, PoolFleet } from './types.js';
 import { wireFleet } from '../parts/fleet-wiring.js';
 
 export interface FleetCoordinatorSettings {
@@ -37,10 +36,13 @@ interface Joined {
   readonly buckets: Map<string, LeasedBucket>;
 }
 
-/** A command still unanswered this long no longer blocks the next of its kind (a hung store must not stop recovery for good). */
+/** A command unanswered this long no longer blocks the next of its kind (a hung store must not stop recovery for good). */
 const STUCK_AFTER_MS = 2_000;
 /** Facts kept while the store is out of reach, shared when it returns. */
 const MAX_PENDING_FACTS = 1_000;
+const undeclared = (): never => {
+  throw new Error('no fleet bucket was declared for this key');
+};
 
 export class FleetCoordinator implements PoolFleet {
   readonly #backend: FleetBackend;
@@ -83,16 +85,7 @@ export class FleetCoordinator implements PoolFleet {
 
   join(options: FleetJoinOptions): FleetMembership {
     const joined: Joined = { options, buckets: new Map() };
-    for (const spec of options.buckets) {
-      if (joined.buckets.has(spec.key)) continue;
-      const bucket: LeasedBucket = fleetBucketOf(spec, this.#settings.leaseMs, options.clock, this.#settings.random, {
-        take: (want, startEmpty, restart) => this.#take(bucket, want, startEmpty, restart),
-        changed: () => options.onTokens(spec.key),
-        ...tunerOf(this.#backend, spec.key, this.#settings.memberId, this.#settings.heartbeatMs * 3, (run) => this.#command(run, true)),
-      });
-      if (this.#mode === 'local') bucket.goLocal(options.clock.now(), this.#members.assumed());
-      joined.buckets.set(spec.key, bucket);
-    }
+    for (const spec of options.buckets) this.#declare(joined, spec);
     this.#joined.add(joined);
     // After the pool's constructor returns, so its listeners see the first mode change.
     queueMicrotask(() => {
@@ -104,17 +97,14 @@ export class FleetCoordinator implements PoolFleet {
       }
     });
     return {
-      bucket: (key) => {
-        const bucket = joined.buckets.get(key);
-        if (bucket === undefined) throw new Error(`no fleet bucket was declared for this role`);
-        return bucket;
-      },
+      bucket: (key, late) => joined.buckets.get(key) ?? (late?.key === key ? this.#declare(joined, late, this.#mode === 'shared') : undeclared()),
       share: (fact) => {
         // Other pools of this process learn it at once; other processes through the store.
         for (const other of this.#joined) if (other !== joined) other.options.onFact(fact);
         this.#share(fact);
       },
       status: () => this.status(),
+      spend: (key, credits) => (this.#mode === 'shared' ? this.#command(() => this.#backend.spend(key, credits), true) : Promise.resolve(undefined)),
       reads: this.#reads,
       leave: () => (stopTuners(joined.buckets.values()), this.#leave(joined)),
     };
@@ -205,14 +195,24 @@ export class FleetCoordinator implements PoolFleet {
     for (const fact of facts) joined.options.onFact(fact);
   }
 
+  /** A pool's bucket of `spec`, in the fleet's mode; `prime`: declared after the join, it leases at once. */
+  #declare(joined: Joined, spec: FleetBucketSpec, prime = false): LeasedBucket {
+    const { clock, onTokens } = joined.options;
+    const bucket: LeasedBucket = fleetBucketOf(spec, this.#settings.leaseMs, clock, this.#settings.random, {
+      take: (want, startEmpty, restart) => this.#take(bucket, want, startEmpty, restart),
+      changed: () => onTokens(spec.key),
+      ...tunerOf(this.#backend, spec.key, this.#settings.memberId, this.#settings.heartbeatMs * 3, (run) => this.#command(run, true)),
+    });
+    if (this.#mode === 'local') bucket.goLocal(clock.now(), this.#members.assumed());
+    else if (prime) bucket.prime();
+    joined.buckets.set(spec.key, bucket);
+    return bucket;
+  }
+
   #take(bucket: LeasedBucket, want: number, startEmpty: boolean, restart: boolean): Promise<FleetGrant | undefined> {
     const { key, requestsPerSecond, burstCapacity, learned } = bucket.spec;
-    return this.#command(
-      () => this.#backend.take(key, requestsPerSecond, burstCapacity, want, startEmpty, restart, learned !== undefined),
-      true,
-      undefined,
-      (late) => bucket.credit(late.granted),
-    );
+    const take = () => this.#backend.take(key, requestsPerSecond, burstCapacity, want, startEmpty, restart, learned !== undefined);
+    return this.#command(take, true, undefined, (late) => bucket.credit(late.granted));
   }
 
   #share(fact: FleetFact): void {

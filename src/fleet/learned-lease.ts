@@ -16,6 +16,7 @@ import {
   afterRateLimit,
   DEMAND_WINDOW_MS,
   initialLearnedRate,
+  INITIAL_STEP,
   type LearnedRateReason,
   type LearnedRateSettings,
   type LearnedRateState,
@@ -68,11 +69,15 @@ export function decideFleetRate(
   if (counts.undelayed > 0) {
     // The whole span is one "last window" with nothing current: the rate the fleet got accepted while it pressed.
     const acceptedRps = acceptedRpsOf({ admitted: counts.admitted, rateLimited: counts.rateLimited, windowMs }, { admitted: 0, rateLimited: 0 }, 0, state.rateRps);
-    const next = afterRateLimit(state, nowMs, {}, acceptedRps, settings);
-    return { state: next === state ? state : held(next, nowMs), reason: 'rate-limited' };
+    // The tail of one storm reaches the owner over several windows: a decrease after a decrease keeps its step, not twice it.
+    const from: LearnedRateState = state.direction === -1 ? { ...state, direction: 0 } : state;
+    const next = afterRateLimit(from, nowMs, {}, acceptedRps, settings);
+    return { state: next === from ? state : held(next, nowMs), reason: 'rate-limited' };
   }
   const window = { windowMs, admitted: counts.admitted, refused: counts.refused, rateLimited: counts.rateLimited };
-  return { state: afterDemandWindow(state, window, settings), reason: 'demand' };
+  const raised = afterDemandWindow(state, window, settings);
+  // The provider's answers to a raise reach the owner a window or two late: the step grows no larger than twice the first one.
+  return { state: raised.step > 2 * INITIAL_STEP ? { ...raised, step: 2 * INITIAL_STEP, rateRps: Math.min(raised.rateRps, state.rateRps * (1 + 2 * INITIAL_STEP)) } : raised, reason: 'demand' };
 }
 
 export class LearnedLeasedBucket extends LeasedBucket implements LearningBucket {

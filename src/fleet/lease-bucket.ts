@@ -85,22 +85,28 @@ export class LeasedBucket implements AdmissionBucket {
     return this.held + (this.local?.available(nowMs) ?? 0);
   }
 
-  waitMs(nowMs: number): number {
-    if (this.held >= 1) return 0;
-    if (this.local) return this.local.waitMs(nowMs);
+  /** Most tokens it holds at once: a credit call dearer than a lease waits for a full one (see `CreditBucket`). */
+  get capacity(): number {
+    return this.leaseSize;
+  }
+
+  /** Milliseconds until `need` tokens (one by default, at most a lease) are there. */
+  waitMs(nowMs: number, need = 1): number {
+    const want = Math.min(need, this.leaseSize);
+    if (this.held >= want) return 0;
+    if (this.local) return this.#localWaitMs(nowMs, want);
     if (this.fetching) return Number.POSITIVE_INFINITY;
     if (nowMs < this.retryAtMs) return this.retryAtMs - nowMs;
-    // Admission met an empty lease: ask for one; its arrival wakes admission (`changed`).
+    // Admission met a short lease: ask for one; its arrival wakes admission (`changed`).
     this.fetch();
     // A store known to be down answers at once: the local share may already be there.
-    const local = this.local as TokenBucket | undefined;
-    return this.held >= 1 ? 0 : local ? local.waitMs(nowMs) : Number.POSITIVE_INFINITY;
+    return this.held >= want ? 0 : this.local ? this.#localWaitMs(nowMs, want) : Number.POSITIVE_INFINITY;
   }
 
   tryTake(nowMs: number): boolean {
     if (this.held >= 1) {
       this.held--;
-      if (this.local === undefined && !this.contended && this.held <= this.lowWater && !this.fetching && nowMs >= this.retryAtMs) this.fetch();
+      this.#topUp(nowMs);
       return true;
     }
     return this.local?.tryTake(nowMs) ?? false;
@@ -115,6 +121,7 @@ export class LeasedBucket implements AdmissionBucket {
     if (!(count > 0)) return;
     if (this.local === undefined) {
       this.held -= count;
+      this.#topUp(nowMs);
       return;
     }
     const fromLease = Math.min(count, Math.max(0, Math.floor(this.held)));
@@ -160,6 +167,17 @@ export class LeasedBucket implements AdmissionBucket {
     this.spending = true;
     this.held = Math.min(this.leaseSize, this.held + granted);
     this.source.changed();
+  }
+
+  /** What the local share lacks for `want` tokens, beyond the lease's whole ones (charged from the lease first). */
+  #localWaitMs(nowMs: number, want: number): number {
+    const local = this.local!;
+    return local.waitMs(nowMs, Math.min(local.capacity, want - Math.max(0, Math.floor(this.held))));
+  }
+
+  /** Spending reached the low water: top the lease up ahead of need, unless the fleet spends the whole quota. */
+  #topUp(nowMs: number): void {
+    if (this.local === undefined && !this.contended && this.held <= this.lowWater && !this.fetching && nowMs >= this.retryAtMs) this.fetch();
   }
 
   private fetch(): void {

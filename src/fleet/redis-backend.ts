@@ -8,9 +8,9 @@ import { createHash } from 'node:crypto';
 import type { LearnedRateReason } from '../admission/learned-rate.js';
 import type { FleetBackend, FleetGrant, ReceivedFact, SharedRate, TuneAnswer } from './backend.js';
 import { HEARTBEAT_SCRIPT, POLL_SCRIPT, RECALL_SCRIPT, SHARE_SCRIPT, TAKE_SCRIPT } from './lua.js';
-import { PUBLISH_RATE_SCRIPT, TUNE_SCRIPT } from './tuner-lua.js';
+import { PUBLISH_RATE_SCRIPT, SPEND_SCRIPT, TUNE_SCRIPT } from './tuner-lua.js';
 import { PUBLISH_READ_SCRIPT, READ_OR_CLAIM_SCRIPT, RELEASE_READ_SCRIPT } from './read-lua.js';
-import type { FleetFact, FleetTopic, StoredRead } from './types.js';
+import type { FleetFact, FleetTopic, SpendTotals, StoredRead } from './types.js';
 
 /** The part of an ioredis client (`Redis` or `Cluster`) the fleet uses. */
 export interface FleetRedisClient {
@@ -43,15 +43,19 @@ const SCRIPTS = {
   releaseRead: script(RELEASE_READ_SCRIPT),
   tune: script(TUNE_SCRIPT),
   publishRate: script(PUBLISH_RATE_SCRIPT),
+  spend: script(SPEND_SCRIPT),
 };
 /** A tuner outlives an idle spell like its bucket: the learned rate is still the provider's limit tomorrow. */
 const TUNER_TTL_MS = 86_400_000;
+/** A month's credit spend outlives its month by a few days: a process that starts late in it still reads it. */
+const SPEND_TTL_MS = 40 * 86_400_000;
 const READ_STATES: ReadonlySet<string> = new Set(['claimed', 'busy', 'pass']);
 
 export function createRedisBackend(client: FleetRedisClient, namespace: string): FleetBackend {
   const prefix = `sturdy-rpc:{${namespace}}:`;
   const bucketKey = (key: string) => `${prefix}bucket:${key}`;
   const tunerKey = (key: string) => `${prefix}tuner:${key}`;
+  const creditsKey = (key: string) => `${prefix}credits:${key}`;
   const factKey = (topic: string, key: string) => `${prefix}fact:${topic}:${key}`;
   const readKey = (key: string) => `${prefix}read:${key}`;
   const claimKey = (key: string) => `${prefix}claim:${key}`;
@@ -90,6 +94,10 @@ export function createRedisBackend(client: FleetRedisClient, namespace: string):
     async publishRate(key, tunerId, rate) {
       const { rateRps, step, direction, refusedAtRps, reason } = rate;
       return Number(await run(SCRIPTS.publishRate, [tunerKey(key)], [tunerId, rateRps, step, direction, refusedAtRps ?? '', reason])) === 1;
+    },
+    async spend(key, credits): Promise<SpendTotals> {
+      const [before, after] = (await run(SCRIPTS.spend, [creditsKey(key)], [credits, SPEND_TTL_MS])) as [string, string];
+      return { before: Number(before) || 0, after: Number(after) || 0 };
     },
     async heartbeat(memberId, ttlMs) {
       return Number(await run(SCRIPTS.heartbeat, [membersKey], [memberId, Math.ceil(ttlMs)]));

@@ -1,7 +1,8 @@
 /**
- * The scripts of the fleet's rate tuner (`rate-tuner.ts`): one hash per learned budget,
- * beside its shared bucket, holding the learned rate, its owner's lease and the counters
- * every member adds to. Atomic on the server and on its clock (`TIME`), like `lua.ts`.
+ * The quota autopilot's scripts: the fleet's rate tuner (`learned-lease.ts`) — one hash per
+ * learned budget, beside its shared bucket, holding the learned rate, its owner's lease and
+ * the counters every member adds to — and the credit plans' monthly spend
+ * (`shared-spend.ts`). Atomic on the server and on its clock (`TIME`), like `lua.ts`.
  */
 import { NOW } from './lua.js';
 
@@ -48,3 +49,16 @@ return { s[1], s[2], s[3], s[4] or '', s[5] or '', mine, drained[1], drained[2],
 export const PUBLISH_RATE_SCRIPT = `if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'rate', ARGV[2], 'step', ARGV[3], 'dir', ARGV[4], 'refused_at', ARGV[5], 'reason', ARGV[6])
 return 1`;
+
+/**
+ * A member's credits added to a month's spend. KEYS[1] the month's total; ARGV: credits (0:
+ * only read), key TTL ms. Returns { total before, total after } as strings (Redis would
+ * truncate numbers to integers).
+ */
+export const SPEND_SCRIPT = `
+local before = redis.call('GET', KEYS[1]) or '0'
+if tonumber(ARGV[1]) <= 0 then return { before, before } end
+local after = redis.call('INCRBYFLOAT', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return { before, after }
+`;

@@ -90,13 +90,31 @@ export interface FleetReads {
   release(key: string): void;
 }
 
+/** A month's credit spend around one member's addition: the fleet's totals before and after it. */
+export interface SpendTotals {
+  readonly before: number;
+  readonly after: number;
+}
+
 /** One pool's membership in a fleet. */
 export interface FleetMembership {
-  /** The admission bucket of a role: leased from the shared bucket, or the local share. */
-  bucket(key: string): AdmissionBucket;
+  /**
+   * The admission bucket of a role or of a credit plan (`plan.creditsPerSecond`): leased from
+   * the shared bucket, or the local share. A plan's bucket spends credits — it has a
+   * `capacity` and a `waitMs(nowMs, need)` (`CreditBucket`); one without them leaves the
+   * plan's per-second credits per process. `late`: the spec of a bucket not declared when
+   * the pool joined (a role with no configured rate that started learning one), declared now.
+   */
+  bucket(key: string, late?: FleetBucketSpec): AdmissionBucket;
   /** Tells the other processes (best effort, never awaited by a call). */
   share(fact: FleetFact): void;
   status(): FleetStatus;
+  /**
+   * Adds `credits` (0: only reads) to a credit plan's month of spend `key` (a hash and the UTC
+   * month), bounded like every store command: `undefined` when the store is out of reach. A
+   * fleet without it leaves each pool's monthly budget per process.
+   */
+  spend?(key: string, credits: number): Promise<SpendTotals | undefined>;
   /** The shared read cache; a fleet without one leaves each pool's cache local. */
   readonly reads?: FleetReads;
   /** Stops this pool's part of the background work (the pool calls it on close). */

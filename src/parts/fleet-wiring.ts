@@ -2,12 +2,10 @@
  * Connects one pool to a fleet (`fleet` option): role buckets become leased buckets, and
  * rate-limit cooldowns, reputation benches, breaker opens, chain verdicts and head
  * observations are told to, and adopted from, the other processes; finalized reads are shared
- * (`shared-read-cache.ts`). Every key handed to the fleet is a SHA-256 of the endpoint's
+ * (`shared-read-cache.ts`); credit plans spend one budget (`shared-spend.ts`). Every key handed to the fleet is a SHA-256 of the endpoint's
  * identity (URL, host) or of the chain and the request, so no URL, host or key ever reaches Redis. Concurrency
  * permits are not shared: sockets are per process.
  */
-import { sha256 } from '@noble/hashes/sha2';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
 import type { RoleState } from '../admission/role-state.js';
 import type { Clock } from '../clock.js';
 import type { NormalizedEndpoint } from '../config/normalize.js';
@@ -26,6 +24,9 @@ import type { HealthFleetHooks, PoolHealth } from './pool-health.js';
 import type { ReadCache } from './read-cache.js';
 import { sharedReadCacheMiss, type SharedReadCacheParts } from './shared-read-cache.js';
 import type { CacheMiss } from '../pipeline/cache.js';
+import { keyOf, normalizedUrl } from './fleet-keys.js';
+import { SharedPlans } from './shared-spend.js';
+import type { LateLearner } from './rate-autopilot.js';
 
 /** How long a chain verdict is remembered by the fleet: an endpoint's URL may be re-pointed at another node. */
 export const CHAIN_VERDICT_TTL_MS = 600_000;
@@ -33,19 +34,6 @@ const MAX_BENCH_TTL_MS = 3_600_000;
 /** A cooldown is told again only if it ends this much later than the one last told. */
 const COOLDOWN_RETELL_MS = 100;
 const BENCH_REASONS: ReadonlySet<string> = new Set<BenchReason>(['strikes', 'critical-rate', 'invalid-rate', 'score']);
-
-/** Opaque, stable across processes, one-way: the fleet's name for an endpoint fact. */
-function keyOf(...parts: string[]): string {
-  return bytesToHex(sha256(utf8ToBytes(parts.join('\u0000')))).slice(0, 32);
-}
-
-function normalizedUrl(url: string): string {
-  try {
-    return new URL(url).href;
-  } catch {
-    return url;
-  }
-}
 
 export interface FleetWiringContext {
   readonly roles: readonly RoleState[];
@@ -76,6 +64,7 @@ export class FleetWiring implements FleetPoolWiring {
   readonly #store: SharedReputationStore;
   #membership: FleetMembership | undefined;
   #context: FleetWiringContext | undefined;
+  #plans: SharedPlans | undefined;
   readonly #roleKey = new Map<RoleState, string>();
   readonly #rolesOfKey = new Map<string, RoleState[]>();
   readonly #reputationOfKey = new Map<string, ReputationKey>();
@@ -156,6 +145,8 @@ export class FleetWiring implements FleetPoolWiring {
         facts.push({ topic: 'chain', key: chain });
       }
     }
+    const plans = (this.#plans = new SharedPlans(context.roles, this.#clock));
+    for (const spec of plans.buckets()) buckets.set(spec.key, spec);
     if (context.heads !== undefined) {
       const teller = new HeadTeller(context.endpoints.length);
       context.heads.shareHeadsWith((index, quantity, raw, nowMs, verdictChanged) => {
@@ -169,11 +160,15 @@ export class FleetWiring implements FleetPoolWiring {
       facts,
       onFact: (fact) => this.#adopt(fact),
       onTokens: (key) => {
-        const kinds = new Set((this.#rolesOfKey.get(key) ?? []).map((role) => role.settings.kind));
+        const kinds = new Set((this.#rolesOfKey.get(key) ?? plans.rolesOf(key) ?? []).map((role) => role.settings.kind));
         for (const kind of kinds) context.wake(kind);
       },
-      onStatus: (status) => context.events.emit('fleet', { atMs: this.#clock.now(), type: 'mode', ...status }),
+      onStatus: (status) => {
+        plans.statusChanged(status);
+        context.events.emit('fleet', { atMs: this.#clock.now(), type: 'mode', ...status });
+      },
     });
+    plans.joined(this.#membership);
     for (const [key, roles] of this.#rolesOfKey) {
       if (!buckets.has(key)) continue;
       const bucket = this.#membership.bucket(key);
@@ -184,6 +179,25 @@ export class FleetWiring implements FleetPoolWiring {
       }
     }
   }
+
+  /**
+   * A role with no configured rate started learning one (`rate-autopilot.ts`): it joins the
+   * fleet's one tuner of its budget, which starts at the rate the fleet was answered at (this
+   * process's × the members) unless another process started it already. Undefined: a fleet
+   * that declares no bucket after the join (the role learns alone).
+   */
+  readonly lateLearner: LateLearner = (role, settings) => {
+    const key = this.#roleKey.get(role);
+    const membership = this.#membership;
+    if (key === undefined || membership === undefined) return undefined;
+    const startRps = Math.min(settings.maxRps, settings.startRps * membership.status().members);
+    try {
+      const bucket = membership.bucket(key, { key, requestsPerSecond: startRps, burstCapacity: Math.max(1, startRps), learned: { ...settings, startRps } });
+      return isLearning(bucket) ? bucket : undefined;
+    } catch {
+      return undefined;
+    }
+  };
 
   /** The pool started (or lengthened) a rate-limit cooldown on `role`. */
   cooldownStarted(role: RoleState, cooldownMs: number): void {
@@ -216,6 +230,7 @@ export class FleetWiring implements FleetPoolWiring {
 
   close(): void {
     this.#closed = true;
+    this.#plans?.close();
     this.#membership?.leave();
   }
 

@@ -10,7 +10,7 @@
  * here, and one that does is no longer hammered.
  */
 import { isLearning, LearnedBucket, type LearningBucket } from '../admission/learned-bucket.js';
-import { DEFAULT_LEARNED_RATE } from '../admission/learned-rate.js';
+import { DEFAULT_LEARNED_RATE, type LearnedRateSettings } from '../admission/learned-rate.js';
 import type { RoleState } from '../admission/role-state.js';
 import type { PoolEvents } from '../api/events.js';
 import type { Clock } from '../clock.js';
@@ -28,8 +28,14 @@ export function firstLearnedRps(answered: number, elapsedMs: number): number {
   return Math.max(DEFAULT_LEARNED_RATE.minRps, Math.min(DEFAULT_LEARNED_RATE.maxRps, (answered * 1000) / Math.max(1000, elapsedMs)));
 }
 
+/**
+ * Where a role that starts learning gets its learned bucket: in a fleet, the fleet's one tuner
+ * for the role's budget (undefined: learn alone).
+ */
+export type LateLearner = (role: RoleState, settings: LearnedRateSettings) => LearningBucket | undefined;
+
 /** The reporter of the pool's learned rates. */
-export function rateAutopilotReporter(roles: readonly RoleState[], clock: Clock, events: PoolEvents): OutcomeReporter {
+export function rateAutopilotReporter(roles: readonly RoleState[], clock: Clock, events: PoolEvents, lateLearner?: LateLearner): OutcomeReporter {
   const startedAtMs = clock.now();
   const listen = (role: RoleState, bucket: LearningBucket): void => {
     const { endpointId } = role;
@@ -49,7 +55,8 @@ export function rateAutopilotReporter(roles: readonly RoleState[], clock: Clock,
       if (bucket !== undefined || role.settings.requestsPerSecond !== undefined) return;
       if (allowedRps === undefined && providerDelayMs !== undefined && providerDelayMs > 0) return;
       const startRps = allowedRps ?? firstLearnedRps(answeredOf(role), nowMs - startedAtMs);
-      const learned = new LearnedBucket({ ...DEFAULT_LEARNED_RATE, startRps: Math.min(DEFAULT_LEARNED_RATE.maxRps, Math.max(DEFAULT_LEARNED_RATE.minRps, startRps)) }, 1, nowMs);
+      const settings = { ...DEFAULT_LEARNED_RATE, startRps: Math.min(DEFAULT_LEARNED_RATE.maxRps, Math.max(DEFAULT_LEARNED_RATE.minRps, startRps)) };
+      const learned = lateLearner?.(role, settings) ?? new LearnedBucket(settings, 1, nowMs);
       role.bucket = learned;
       listen(role, learned);
       const { endpointId } = role;

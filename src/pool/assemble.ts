@@ -174,7 +174,7 @@ export function assemblePool(options: HttpTransportPoolOptions): PoolParts {
   ];
   if (balancer !== undefined) reporters.push(balancerReporter(balancer, clock));
   if (hedging !== undefined) reporters.push(hedging.reporter);
-  reporters.push(rateAutopilotReporter(roles, clock, events));
+  reporters.push(rateAutopilotReporter(roles, clock, events, fleet?.lateLearner));
   const concurrency = concurrencyAutopilotReporter(roles, clock, events);
   if (concurrency !== undefined) reporters.push(concurrency);
   reporters.push(roleStateReporter(clock, events, fleet === undefined ? undefined : (role, cooldownMs) => fleet.cooldownStarted(role, cooldownMs)));

@@ -92,9 +92,28 @@ describe("the fleet's tuner of a learned rate", () => {
     expect(decideFleetRate(state, { ...none, allowedRps: 12, undelayed: 3 }, 1_000, 0, SETTINGS).state.rateRps).toBe(12);
     const lowered = decideFleetRate(state, { ...none, admitted: 20, rateLimited: 2, undelayed: 2 }, 1_000, 0, SETTINGS).state;
     expect(lowered.rateRps).toBeLessThan(20);
-    expect(decideFleetRate(lowered, { ...none, admitted: 20, rateLimited: 2, undelayed: 2 }, 1_000, 1_000, SETTINGS).state.rateRps).toBe(lowered.rateRps);
+    // Held: the same storm's later reports leave the state as it is (its direction and hold too).
+    expect(decideFleetRate(lowered, { ...none, admitted: 20, rateLimited: 2, undelayed: 2 }, 1_000, 1_000, SETTINGS).state).toBe(lowered);
     // Quiet demand (half the rate) never raises it; pressing demand does.
     expect(decideFleetRate(state, { ...none, admitted: 10, refused: 0 }, 1_000, 0, SETTINGS).state.rateRps).toBe(20);
     expect(decideFleetRate(state, { ...none, admitted: 20, refused: 5 }, 1_000, 0, SETTINGS).state.rateRps).toBeCloseTo(22);
+  });
+
+  it("the owner's decision hears the provider late: a decrease lands on what the provider accepted, decreases in a row keep their step, raises grow to 20 % at most", () => {
+    const none = { admitted: 0, refused: 0, rateLimited: 0, undelayed: 0, allowedRps: 0 };
+    const at = (rateRps: number, step: number, direction: -1 | 0 | 1) => ({ ...initialLearnedRate(SETTINGS), rateRps, step, direction });
+    // 46/s sent for two windows, 16 refused: the provider accepted 38 a second, and the rate goes just under it.
+    const storm = { ...none, admitted: 92, rateLimited: 16, undelayed: 16 };
+    expect(decideFleetRate(at(46, 0.2, 1), storm, 2_000, 0, SETTINGS).state.rateRps).toBeCloseTo(38 * 0.975);
+    // Its tail, after the hold: the step stays 10 %, not 20 %.
+    const tail = decideFleetRate(at(40, 0.1, -1), { ...none, admitted: 10, rateLimited: 12, undelayed: 12 }, 2_000, 0, SETTINGS).state;
+    expect(tail.rateRps).toBeCloseTo(36);
+    expect(tail.step).toBe(0.1);
+    // Raises in a row: 10 %, 20 %, then 20 % again, not 40 %.
+    const pressing = (rateRps: number) => ({ ...none, admitted: rateRps, refused: 5 });
+    expect(decideFleetRate(at(20, 0.1, 1), pressing(20), 1_000, 0, SETTINGS).state.rateRps).toBeCloseTo(24);
+    const raised = decideFleetRate(at(24, 0.2, 1), pressing(24), 1_000, 0, SETTINGS).state;
+    expect(raised.rateRps).toBeCloseTo(28.8);
+    expect(raised.step).toBe(0.2);
   });
 });

@@ -33,6 +33,8 @@ export function createMemoryBackend(clock: Clock): MemoryBackend {
   const commands: Record<string, number> = {};
   /** Learned budgets' tuners (`tuner-lua.ts`): the rate, the owner's lease, the counts added since the owner's last report. */
   const tuners = new Map<string, { rate: SharedRate; owner: string | undefined; ownerUntilMs: number; counts: TunerCounts }>();
+  /** Credit plans' monthly totals (`tuner-lua.ts` SPEND_SCRIPT); the TTL is not modelled. */
+  const spent = new Map<string, number>();
   const NONE: TunerCounts = { admitted: 0, refused: 0, rateLimited: 0, undelayed: 0, allowedRps: 0 };
 
   const op = <T>(name: string, run: () => T): Promise<T> => {
@@ -95,6 +97,13 @@ export function createMemoryBackend(clock: Clock): MemoryBackend {
         if (tuner?.owner !== tunerId) return false;
         tuner.rate = rate;
         return true;
+      }),
+    spend: (key, credits) =>
+      op('spend', () => {
+        const before = spent.get(key) ?? 0;
+        const after = before + Math.max(0, credits);
+        spent.set(key, after);
+        return { before, after };
       }),
     heartbeat: (memberId, ttlMs) =>
       op('heartbeat', () => {

@@ -161,10 +161,37 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'fleet mod
     expect(a.events.filter((e) => e.type === 'mode').map((e) => e.type === 'mode' && e.mode)).toEqual(['local', 'shared']);
   });
 
+  it("keeps a credit plan's month in Redis: one total for both members, kept past a restart, with a TTL", async () => {
+    const server = await counter();
+    const endpoints: EndpointConfig[] = [{ id: 'paid', url: server.url, tier: 0, kinds: ['read'], plan: { creditsPerSecond: 500, creditsPerMonth: 1_000_000 }, cost: { getSlot: 2.5 } }];
+    const a = await member('credits', endpoints);
+    const b = await member('credits', endpoints);
+    await hammer([a.pool, b.pool], 600, 2);
+    await Promise.all([a.pool.close(), b.pool.close()]);
+    await sleep(100);
+    const redis = await client();
+    const [key, ...others] = await redis.keys('sturdy-rpc:{credits}:credits:*');
+    expect(others).toEqual([]);
+    // Fractional costs add up exactly: 2.5 credits for each request the server received.
+    expect(Number(await redis.get(key!))).toBe(server.count() * 2.5);
+    expect(await redis.pttl(key!)).toBeGreaterThan(30 * 86_400_000);
+    // A restarted member starts from the fleet's month.
+    const c = await member('credits', endpoints);
+    await sleep(100);
+    expect(c.pool.snapshot().endpoints[0]!.credits?.spentThisMonth).toBe(server.count() * 2.5);
+  });
+
   it('stores no URL, host, path, query or credential in Redis: only hashes', async () => {
     const secrets = ['sk-sub-8c1f', 'PATHKEY9d2e', 'QUERYKEY7a3b', 'userinfo-pass-41c0'];
     const endpoints: EndpointConfig[] = [
-      { id: 'leaky', url: `https://user:${secrets[3]}@${secrets[0]}.rpc.example.com/v2/${secrets[1]}?key=${secrets[2]}`, tier: 0, requestsPerSecond: 10, burstCapacity: 10 },
+      {
+        id: 'leaky',
+        url: `https://user:${secrets[3]}@${secrets[0]}.rpc.example.com/v2/${secrets[1]}?key=${secrets[2]}`,
+        tier: 0,
+        requestsPerSecond: 10,
+        burstCapacity: 10,
+        plan: { creditsPerSecond: 1_000, creditsPerMonth: 1_000_000 },
+      },
       { id: 'backup', url: `https://backup.example.org/${secrets[1]}`, tier: 1 },
     ];
     const executor = createScriptedExecutor({
@@ -182,6 +209,7 @@ describeWithBinary('redis-server', 'apt-get install -y redis-server', 'fleet mod
     const redis = await client();
     const keys = await redis.keys('*');
     expect(keys.some((key) => key.includes(':fact:cooldown:'))).toBe(true);
+    expect(keys.some((key) => /:credits:[0-9a-f]{32}:\d{4}-\d{2}$/.test(key))).toBe(true);
     const dump: string[] = [...keys];
     for (const key of keys) {
       const type = await redis.type(key);
