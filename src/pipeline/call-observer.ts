@@ -33,7 +33,7 @@ export interface ObservedAttempt {
   readonly status: number | undefined;
   readonly rpcCode: number | undefined;
   readonly latencyMs: number;
-  /** Wall-clock start of the attempt (epoch ms, the pool's clock). */
+  /** Wall-clock start of the attempt (epoch ms): the call's `startedAtWallMs` plus monotonic time elapsed. */
   readonly startedAtWallMs: number;
 }
 
@@ -41,7 +41,7 @@ export interface ObservedAttempt {
 export interface ObservedCallEnd {
   readonly error: unknown;
   readonly durationMs: number;
-  /** Wall-clock end of the call (epoch ms, the pool's clock). */
+  /** Wall-clock end of the call (epoch ms): its `startedAtWallMs` plus `durationMs`. */
   readonly endedAtWallMs: number;
 }
 

@@ -14,12 +14,16 @@ export function observeStage(host: Pick<PipelineHost, 'clock' | 'classify'>, obs
     const valid = typeof method === 'string' && method.length > 0;
     const kind = valid ? (options.kind ?? host.classify(method, options).kind) : 'other';
     const startedAtMs = clock.now();
+    // The call's one wall-clock read: its attempts' and its end's wall times are this plus
+    // monotonic time elapsed (as the OpenTelemetry SDK times a span), so a clock step mid-call
+    // moves no span's end before its start, and a call costs one `Date.now()`, not 2 + attempts.
+    const startedAtWallMs = clock.wallNow();
     const observation = new CallObservation(observers, {
       method: valid ? method : '',
       methodLabel: valid ? labeler.methodLabel(method) : 'other',
       kind: labeler.kindLabel(kind),
       startedAtMs,
-      startedAtWallMs: clock.wallNow(),
+      startedAtWallMs,
     });
     let error: unknown;
     try {
@@ -28,7 +32,8 @@ export function observeStage(host: Pick<PipelineHost, 'clock' | 'classify'>, obs
       error = thrown;
       throw thrown;
     } finally {
-      observation.end({ error, durationMs: clock.now() - startedAtMs, endedAtWallMs: clock.wallNow() });
+      const durationMs = clock.now() - startedAtMs;
+      observation.end({ error, durationMs, endedAtWallMs: startedAtWallMs + durationMs });
     }
   };
 }

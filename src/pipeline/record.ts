@@ -33,10 +33,11 @@ function observeAttempt(
   endpointId: string,
   attempt: number,
   outcome: ClassifiedOutcome,
+  startedAtMs: number,
   latencyMs: number,
   lost: boolean,
-  wallNowMs: number,
 ): void {
+  const { call } = observation;
   observation.attempt({
     endpointId,
     attempt,
@@ -46,7 +47,8 @@ function observeAttempt(
     status: outcome.status,
     rpcCode: outcome.ok ? undefined : outcome.rpcCode,
     latencyMs,
-    startedAtWallMs: wallNowMs - latencyMs,
+    // From the call's one wall-clock read (see the observe stage).
+    startedAtWallMs: call.startedAtWallMs + (startedAtMs - call.startedAtMs),
   });
 }
 
@@ -92,7 +94,7 @@ async function runAttempt(
   const { endpointId } = permit;
   // A hedge race's loser teaches nothing: its answer (if any) was cut short.
   if (entry?.lost !== true) pool.answers.onAnswer(permitRole(permit), call.method, call.params, call.historical, outcome);
-  if (call.observation !== undefined) observeAttempt(call.observation, endpointId, attempt, outcome, latencyMs, entry?.lost === true, clock.wallNow());
+  if (call.observation !== undefined) observeAttempt(call.observation, endpointId, attempt, outcome, started, latencyMs, entry?.lost === true);
   try {
     if (outcome.ok) {
       permit.recordSuccess(latencyMs);

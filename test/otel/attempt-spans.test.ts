@@ -155,6 +155,33 @@ describe("instrumentOpenTelemetry's attempt spans", () => {
   });
 });
 
+describe('span times', () => {
+  it('come from one wall-clock read per call and the monotonic clock after it: a wall clock stepped back mid-call moves no span out of its call', async () => {
+    const { clock, executor, exporter, call } = setup();
+    // The wall clock jumps an hour back after its first read (an NTP step), as the call runs.
+    let wallReads = 0;
+    const wallNow = clock.wallNow.bind(clock);
+    clock.wallNow = () => wallNow() - (wallReads++ === 0 ? 0 : 3_600_000);
+    executor.script('node-0', { type: 'error', kind: 'connect', dispatched: false });
+    executor.script('node-1', answerAfter(clock, 40, 7));
+    const startedAtWallMs = wallNow();
+    expect(await call('getSlot')).toBe(7);
+
+    const spans = exporter.getFinishedSpans();
+    const [callSpan] = callSpans(spans);
+    const toMs = ([s, ns]: readonly [number, number]) => s * 1000 + ns / 1e6;
+    expect(toMs(callSpan!.startTime)).toBe(startedAtWallMs);
+    // The refused connect fails at once and node-1 answers 40 ms later: both spans inside the call's.
+    const attempts = attemptSpans(spans).sort((a, b) => Number(a.attributes['sturdy_rpc.attempt']) - Number(b.attributes['sturdy_rpc.attempt']));
+    expect(attempts.map((s) => [toMs(s.startTime) - startedAtWallMs, toMs(s.duration)])).toEqual([
+      [0, 0],
+      [0, 40],
+    ]);
+    expect(toMs(callSpan!.duration)).toBe(40);
+    expect(wallReads).toBe(1);
+  });
+});
+
 describe('the call hook with no exporter attached', () => {
   it('reads no wall clock and makes no span once the exporter is removed, as before one was attached', async () => {
     const { clock, executor, pool } = setupBare();

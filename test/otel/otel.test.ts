@@ -1,4 +1,4 @@
-import { context, metrics, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, metrics, SpanStatusCode, TraceFlags, trace } from '@opentelemetry/api';
 import { MeterProvider, MetricReader, type MetricData } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -185,6 +185,28 @@ describe('instrumentOpenTelemetry', () => {
     );
     expect(points('sturdy_rpc.calls')).toEqual([{ attributes: { kind: 'read', method: 'getBalance', outcome_code: 'ok' }, value: 1 }]);
     expect(points('sturdy_rpc.attempts').reduce((sum, point) => sum + Number(point.value), 0)).toBe(2);
+  });
+
+  it('makes no span under an unsampled parent, not even for a retried call, and counts and times that call as any other', async () => {
+    const { executor, pool, exporter, collect } = setup();
+    executor.script('node-0', { type: 'error', kind: 'connect', dispatched: false });
+    executor.script('node-1', (_r, id) => ok(7, id));
+    const unsampled = trace.wrapSpanContext({ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), traceFlags: TraceFlags.NONE });
+    expect(await context.with(trace.setSpan(context.active(), unsampled), () => pool.request('getSlot', []))).toBe(7);
+    expect(exporter.getFinishedSpans()).toHaveLength(0);
+    // A sampled call after it has its spans: the unsampled calls' shared state is never written to.
+    expect(await pool.request('getSlot', [])).toBe(7);
+    expect(callSpans(exporter.getFinishedSpans())).toHaveLength(1);
+    expect(attemptSpans(exporter.getFinishedSpans())).toHaveLength(2);
+
+    const data = await collect();
+    const metric = (name: string) => data.find((m) => m.descriptor.name === name)!;
+    const total = (name: string) => metric(name).dataPoints.reduce((sum, p) => sum + (typeof p.value === 'number' ? p.value : (p.value as { count: number }).count), 0);
+    expect(total('sturdy_rpc.calls')).toBe(2);
+    expect(total('sturdy_rpc.attempts')).toBe(4);
+    expect(total('sturdy_rpc.retries')).toBe(2);
+    expect(total('sturdy_rpc.call.duration')).toBe(2);
+    expect(total('sturdy_rpc.attempt.duration')).toBe(4);
   });
 
   it('stops after uninstrument: no span, no metric change', async () => {
