@@ -33,7 +33,7 @@ import { TransportError } from '../errors/transport-error.js';
 import type { HttpTransportPool } from '../pool/http-transport-pool.js';
 import { OBSERVE_CALLS, type CallObserver, type ObservedAttempt, type ObservedCall } from '../pipeline/call-observer.js';
 import { CallTallies, runOnce } from '../metrics/call-tallies.js';
-import { CALL_METRICS, causeLabel, outcomeCode } from '../metrics/call-metrics.js';
+import { CALL_METRICS, causeLabel, DEFAULT_DURATION_BUCKETS, outcomeCode } from '../metrics/call-metrics.js';
 import { SNAPSHOT_GAUGES, topologyOf } from '../metrics/definitions.js';
 
 export interface OpenTelemetryOptions {
@@ -50,6 +50,13 @@ export interface OpenTelemetryOptions {
    * @default 'on-retry'
    */
   readonly attemptSpans?: 'always' | 'on-retry';
+  /**
+   * Bucket boundaries of the two duration histograms, in seconds, handed to the SDK as advice
+   * (a View still wins). Without them an SDK uses its millisecond defaults (0, 5, 10, … 10 000),
+   * and every call, in seconds, would land in the first bucket or two.
+   * @default the Prometheus exporter's: 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30
+   */
+  readonly durationBuckets?: readonly number[];
 }
 
 /** Stops creating spans and recording metrics for the pool. Spans already started still end. Idempotent. */
@@ -111,11 +118,13 @@ function rpcCodeOf(error: unknown): number | undefined {
  * caller's active span, with a child span per attempt when it took more than one (`attemptSpans`).
  */
 export function instrumentOpenTelemetry(pool: HttpTransportPool, options: OpenTelemetryOptions = {}): UninstrumentOpenTelemetry {
-  const { attemptSpans } = options;
-  if (attemptSpans !== undefined && attemptSpans !== 'always' && attemptSpans !== 'on-retry') {
-    // Before anything is created: a bad option instruments nothing. The value is not echoed.
-    const message = "must be 'always' or 'on-retry'";
-    throw new TransportError('INVALID_CONFIG', `Invalid OpenTelemetry options: attemptSpans: ${message}`, { context: { issues: [{ path: 'attemptSpans', message }] } });
+  const { attemptSpans, durationBuckets } = options;
+  // Before anything is created: a bad option instruments nothing. The value is not echoed.
+  const invalid = (path: string, message: string) =>
+    new TransportError('INVALID_CONFIG', `Invalid OpenTelemetry options: ${path}: ${message}`, { context: { issues: [{ path, message }] } });
+  if (attemptSpans !== undefined && attemptSpans !== 'always' && attemptSpans !== 'on-retry') throw invalid('attemptSpans', "must be 'always' or 'on-retry'");
+  if (durationBuckets !== undefined && !(Array.isArray(durationBuckets) && durationBuckets.every((b, i) => Number.isFinite(b) && b > 0 && (i === 0 || b > durationBuckets[i - 1]!)))) {
+    throw invalid('durationBuckets', 'must be positive numbers of seconds in increasing order');
   }
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
   const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE);
@@ -147,8 +156,9 @@ export function instrumentOpenTelemetry(pool: HttpTransportPool, options: OpenTe
   meter.addBatchObservableCallback(collect, observables);
   disposers.push(() => meter.removeBatchObservableCallback(collect, observables));
 
-  const callSeconds: Histogram = meter.createHistogram(otelName(callDuration.name), { description: callDuration.help, unit: 's' });
-  const attemptSeconds: Histogram = meter.createHistogram(otelName(attemptDuration.name), { description: attemptDuration.help, unit: 's' });
+  const advice = { explicitBucketBoundaries: [...(durationBuckets ?? DEFAULT_DURATION_BUCKETS)] };
+  const callSeconds: Histogram = meter.createHistogram(otelName(callDuration.name), { description: callDuration.help, unit: 's', advice });
+  const attemptSeconds: Histogram = meter.createHistogram(otelName(attemptDuration.name), { description: attemptDuration.help, unit: 's', advice });
   const endpointAttributes = cachedAttributes('endpoint');
   const kindAttributes = cachedAttributes('kind');
 

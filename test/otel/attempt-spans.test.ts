@@ -144,6 +144,15 @@ describe("instrumentOpenTelemetry's attempt spans", () => {
     expect(executor.received).toHaveLength(0);
   });
 
+  it.each([[[0.1, 0.05]], [[0, 1]], [[Number.NaN]], ['1,2' as unknown as number[]]])('rejects durationBuckets %j with INVALID_CONFIG and instruments nothing', async (durationBuckets) => {
+    const { executor, pool } = setupBare();
+    const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())] });
+    expect(() => instrumentOpenTelemetry(pool, { tracerProvider, durationBuckets })).toThrow(
+      expect.objectContaining({ code: 'INVALID_CONFIG', context: { issues: [{ path: 'durationBuckets', message: 'must be positive numbers of seconds in increasing order' }] } }),
+    );
+    expect(executor.received).toHaveLength(0);
+  });
+
   it('puts no URL, host, header value or key in any span, whichever attempts are traced', async () => {
     const { executor, exporter, call } = setup('always');
     executor.script('node-0', { type: 'response', status: 401, headers: {}, body: `invalid api key ${SECRET}` });

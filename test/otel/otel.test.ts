@@ -165,6 +165,11 @@ describe('instrumentOpenTelemetry', () => {
     expect(new Set(byName.get('sturdy_rpc.call.duration')!.dataPoints.map((p) => Object.keys(p.attributes).join()))).toEqual(new Set(['kind']));
     expect(new Set(byName.get('sturdy_rpc.attempt.duration')!.dataPoints.map((p) => Object.keys(p.attributes).join()))).toEqual(new Set(['endpoint']));
     expect(byName.get('sturdy_rpc.call.duration')!.descriptor.unit).toBe('s');
+    // Second buckets, as the Prometheus exporter's (an SDK's defaults are milliseconds): a 5 ms answer is not in the first bucket of 5 s.
+    for (const name of ['sturdy_rpc.call.duration', 'sturdy_rpc.attempt.duration']) {
+      const value = byName.get(name)!.dataPoints[0]!.value as { buckets: { boundaries: number[] } };
+      expect(value.buckets.boundaries).toEqual([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]);
+    }
     expect(points('sturdy_rpc.endpoint_in_flight')).toHaveLength(4);
     expect(points('sturdy_rpc.role_state')).toContainEqual({ attributes: { endpoint: 'node-0', kind: 'read', state: 'degraded' }, value: 1 });
     expect(points('sturdy_rpc.rate_limits')).toEqual(URLS.map((_, i) => ({ attributes: { endpoint: `node-${i}` }, value: 0 })));
