@@ -20,7 +20,7 @@ export interface CreditBucket {
 }
 
 /**
- * The month's spend kept beyond this process (a fleet: `fleet/shared-spend.ts`). While
+ * The month's spend kept beyond this process (a fleet: `parts/shared-spend.ts`). While
  * `shared`, the store's totals decide the thresholds (each told once, by the process whose
  * spend crossed it) and a crossing this process's estimate sees asks for a sync at once;
  * while not (the store is out of reach), the meter judges its own estimate, as alone.
@@ -186,8 +186,8 @@ export class CreditMeter {
   }
 
   /**
-   * The store added this meter's `added` credits to `month`'s spend of the fleet, which went
-   * from `before` to `after`. The estimate becomes the fleet's total plus what is still
+   * The store added this meter's last unsynced credits to `month`'s spend of the fleet, which
+   * went from `before` to `after`. The estimate becomes the fleet's total plus what is still
    * unsynced; a threshold this addition crossed is told here, one others crossed is passed silently.
    */
   adoptTotals(month: string, before: number, after: number): void {

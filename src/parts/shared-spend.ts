@@ -61,19 +61,22 @@ class MonthSync implements SpendSync {
     }
     this.#busy = true;
     const meter = this.#meter;
-    do {
-      this.#again = false;
-      const month = meter.month();
-      const credits = meter.unsynced;
-      meter.unsynced = 0;
-      const totals = await this.#spend(`${this.#key}:${month}`, credits);
-      if (totals === undefined) {
-        meter.returnUnsynced(month, credits);
-        break;
-      }
-      meter.adoptTotals(month, totals.before, totals.after);
-    } while (this.#again && this.shared);
-    this.#busy = false;
+    try {
+      do {
+        this.#again = false;
+        const month = meter.month();
+        const credits = meter.unsynced;
+        meter.unsynced = 0;
+        const totals = await this.#spend(`${this.#key}:${month}`, credits).catch(() => undefined);
+        if (totals === undefined) {
+          meter.returnUnsynced(month, credits);
+          break;
+        }
+        meter.adoptTotals(month, totals.before, totals.after);
+      } while (this.#again && this.shared);
+    } finally {
+      this.#busy = false;
+    }
   }
 }
 
