@@ -2,7 +2,7 @@
  * The quota autopilot's scripts: the fleet's rate tuner (`learned-lease.ts`) — one hash per
  * learned budget, beside its shared bucket, holding the learned rate, its owner's lease and
  * the counters every member adds to — and the credit plans' monthly spend
- * (`shared-spend.ts`). Atomic on the server and on its clock (`TIME`), like `lua.ts`.
+ * (`parts/shared-spend.ts`). Atomic on the server and on its clock (`TIME`), like `lua.ts`.
  */
 import { NOW } from './lua.js';
 

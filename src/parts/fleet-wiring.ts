@@ -2,9 +2,11 @@
  * Connects one pool to a fleet (`fleet` option): role buckets become leased buckets, and
  * rate-limit cooldowns, reputation benches, breaker opens, chain verdicts and head
  * observations are told to, and adopted from, the other processes; finalized reads are shared
- * (`shared-read-cache.ts`); credit plans spend one budget (`shared-spend.ts`). Every key handed to the fleet is a SHA-256 of the endpoint's
- * identity (URL, host) or of the chain and the request, so no URL, host or key ever reaches Redis. Concurrency
- * permits are not shared: sockets are per process.
+ * (`shared-read-cache.ts`); credit plans spend one budget (`shared-spend.ts`); a role that
+ * starts learning its rate joins the fleet's tuner (`lateLearner`). Every key handed to the
+ * fleet is a SHA-256 of the endpoint's identity (URL, host) or of the chain and the request
+ * (`fleet-keys.ts`), so no URL, host or key ever reaches Redis. Concurrency permits are not
+ * shared: sockets are per process.
  */
 import type { RoleState } from '../admission/role-state.js';
 import type { Clock } from '../clock.js';

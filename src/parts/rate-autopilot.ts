@@ -7,7 +7,8 @@
  * A role with no configured rate keeps no limit until its provider refuses it: on its first
  * rate limit that names no delay (or that names an allowed rate) it starts learning, from
  * the rate it was being answered at. So a node that never throttles is never throttled
- * here, and one that does is no longer hammered.
+ * here, and one that does is no longer hammered. In a fleet it joins the fleet's one tuner of
+ * its budget instead (`LateLearner`), so N processes do not learn N rates.
  */
 import { isLearning, LearnedBucket, type LearningBucket } from '../admission/learned-bucket.js';
 import { DEFAULT_LEARNED_RATE, type LearnedRateSettings } from '../admission/learned-rate.js';
