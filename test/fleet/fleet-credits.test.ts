@@ -4,6 +4,7 @@ import type { EndpointConfig } from '../../src/config/types.js';
 import { createFakeClock, type FakeClock } from '../../src/testing/fake-clock.js';
 import { createMemoryBackend, type MemoryBackend } from './memory-backend.js';
 import { closeMembers, drive, inWindow, member, type Member } from './fleet-members.js';
+import { keyOf, normalizedUrl } from '../../src/parts/fleet-keys.js';
 
 /**
  * Credit plans in fleet mode (issue 30 §3), deterministic: "processes" are coordinators with
@@ -46,6 +47,8 @@ async function calls(clock: FakeClock, w: Worker, n: number): Promise<void> {
   }
 }
 
+/** The store's name for PAID's plan (what every process derives from its URL). */
+const keyOfPlan = () => keyOf('credits', normalizedUrl(PAID.url));
 const paidCount = (w: Member) => w.arrivals.filter((a) => a.endpointId === 'paid').length;
 const spentOf = (w: Member) => w.pool.snapshot().endpoints.find((e) => e.endpointId === 'paid')!.credits!;
 
@@ -125,6 +128,24 @@ describe('a credit plan shared by a fleet', () => {
     expect(spentOf(b)).toMatchObject({ spentThisMonth: 900 });
     // The 80 % threshold is not told again when the store confirms it.
     expect(a.budget.map((e) => e.threshold)).toEqual([0.8]);
+  });
+
+  it('a new UTC month starts a new total in the store: the refusal lifts in every process, and the old month is not added to', async () => {
+    const clock = createFakeClock({ wallStartMs: Date.UTC(2023, 10, 30, 23, 58) }); // two minutes before December
+    const backend = createMemoryBackend(clock);
+    const a = worker(clock, backend, 'a');
+    const b = worker(clock, backend, 'b');
+    await calls(clock, a, 20); // November spent
+    await settle(clock);
+    expect(spentOf(b)).toMatchObject({ spentThisMonth: 1_000, refusing: true });
+    await clock.advance(120_000); // December
+    await calls(clock, b, 2);
+    await settle(clock);
+    expect(paidCount(b)).toBe(2);
+    await settle(clock); // b's spend reaches the store on b's tick, a reads it on its own: two ticks at most
+    expect(spentOf(a)).toMatchObject({ spentThisMonth: 100, refusing: false });
+    expect(await backend.spend(`${keyOfPlan()}:2023-11`, 0)).toEqual({ before: 1_000, after: 1_000 });
+    expect(await backend.spend(`${keyOfPlan()}:2023-12`, 0)).toEqual({ before: 100, after: 100 });
   });
 
   it.each([
