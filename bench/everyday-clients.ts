@@ -47,43 +47,43 @@ export interface LoadResult {
   readonly cpuUsPerCall: number;
 }
 
-/** Creates every client against `urls` (the ports of one server process); `close()` releases them all. */
-export function createEverydayClients(urls: readonly string[]): { clients: EverydayClient[]; close(): Promise<void> } {
-  let distinct = 0;
-  const nextAddress = () => `0x${(distinct++ % 1_000_000).toString(16).padStart(40, '0')}`;
-  const raw = new Pool(urls[0]!, { connections: 64 });
-  const rawFour = urls.map((url) => new Pool(url, { connections: 64 }));
-  let turn = 0;
-  const rawCall = async (pool: Pool) => {
-    // The same JSON body the pool sends, with its own address; the limit does not even parse the answer.
-    const body = `{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["${nextAddress()}","latest"]}`;
-    const res = await pool.request({ path: '/', method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    return res.body.text();
-  };
+/** Every client of the bench, by name: the two limits, then the pools. */
+export const EVERYDAY_CLIENTS: readonly string[] = [RAW, RAW_FOUR, ONE_DEFAULTS, FOUR_DEFAULTS, FOUR_ALL_OFF, ...STAGES_OFF.map(([stage]) => withoutStage(stage))];
+
+/** The pool options of a pool client (undefined for the raw undici limits). */
+function poolOptionsOf(name: string, urls: readonly string[]): HttpTransportPoolOptions | undefined {
   const one: HttpTransportPoolOptions = { endpoints: [{ url: urls[0]!, maxConcurrentRequests: 64 }], chain: 'evm' };
   // Each port stands for a different provider (on loopback they would share one operator, and the cap would do nothing).
   const four: HttpTransportPoolOptions = {
     endpoints: urls.map((url, i) => ({ id: `e${i}`, url, operator: `op${i}`, maxConcurrentRequests: 64 })),
     chain: 'evm',
   };
-  const setups: [string, HttpTransportPoolOptions][] = [
-    [ONE_DEFAULTS, one],
-    [FOUR_DEFAULTS, four],
-    [FOUR_ALL_OFF, { ...four, ...EVERY_STAGE_OFF }],
-    ...STAGES_OFF.map(([stage, off]): [string, HttpTransportPoolOptions] => [withoutStage(stage), { ...four, ...off }]),
-  ];
-  const pools = setups.map(([name, options]) => ({ name, pool: new HttpTransportPool(options) }));
-  const clients: EverydayClient[] = [
-    { name: RAW, call: () => rawCall(raw) },
-    { name: RAW_FOUR, call: () => rawCall(rawFour[turn++ % rawFour.length]!) },
-    ...pools.map(({ name, pool }) => ({ name, call: () => pool.request('eth_getBalance', [nextAddress(), 'latest']) })),
-  ];
-  return {
-    clients,
-    close: async () => {
-      await Promise.all([raw.close(), ...rawFour.map((pool) => pool.close()), ...pools.map(({ pool }) => pool.close())]);
-    },
+  if (name === ONE_DEFAULTS) return one;
+  if (name === FOUR_DEFAULTS) return four;
+  if (name === FOUR_ALL_OFF) return { ...four, ...EVERY_STAGE_OFF };
+  const off = STAGES_OFF.find(([stage]) => withoutStage(stage) === name)?.[1];
+  return off === undefined ? undefined : { ...four, ...off };
+}
+
+/** Creates the client `name` against `urls` (the ports of one server process); `close()` releases it. */
+export function createEverydayClient(urls: readonly string[], name: string): { client: EverydayClient; close(): Promise<void> } {
+  let distinct = 0;
+  const nextAddress = () => `0x${(distinct++ % 1_000_000).toString(16).padStart(40, '0')}`;
+  const options = poolOptionsOf(name, urls);
+  if (options !== undefined) {
+    const pool = new HttpTransportPool(options);
+    return { client: { name, call: () => pool.request('eth_getBalance', [nextAddress(), 'latest']) }, close: () => pool.close() };
+  }
+  if (name !== RAW && name !== RAW_FOUR) throw new Error(`unknown everyday client '${name}'`);
+  const raws = (name === RAW ? urls.slice(0, 1) : urls).map((url) => new Pool(url, { connections: 64 }));
+  let turn = 0;
+  const call = async () => {
+    // The same JSON body the pool sends, with its own address; the limit does not even parse the answer.
+    const body = `{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["${nextAddress()}","latest"]}`;
+    const res = await raws[turn++ % raws.length]!.request({ path: '/', method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    return res.body.text();
   };
+  return { client: { name, call }, close: async () => void (await Promise.all(raws.map((pool) => pool.close()))) };
 }
 
 /** Runs `client.call` with `inFlight` loops for `durationMs`. */

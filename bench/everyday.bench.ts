@@ -1,22 +1,26 @@
 /**
  * The everyday path (issue 26 §2): the pool against raw undici `Pool.request` on one
  * loopback server (a separate process, 4 ports), every call a distinct `eth_getBalance`.
- * Rounds alternate the clients (raw, then each pool, then again); each ratio is taken
+ * Every measured run is one client alone in a fresh process (`everyday-run.ts`), as an
+ * application holds one pool: twelve pool shapes in one process made every stage's call
+ * sites polymorphic and read about twice the per-stage CPU a lone pool spends. Rounds
+ * alternate the clients (raw, then each pool, then again), one at a time; each ratio is taken
  * against the raw undici of the same round and reported as the median over rounds with the
- * spread of the rounds beside it. Client CPU per call comes from `process.cpuUsage()` in
- * this process, so the per-stage table is an in-process A/B of the same pool with one
+ * spread of the rounds beside it. Client CPU per call is `process.cpuUsage()` of the client's
+ * process over its measured run, so the per-stage table is an A/B of the same pool with one
  * optional stage off at a time.
  */
+import { execFile } from 'node:child_process';
 import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { startFaultServer } from './fault-control.js';
 import {
-  createEverydayClients,
+  EVERYDAY_CLIENTS,
   FOUR_ALL_OFF,
   FOUR_DEFAULTS,
   ONE_DEFAULTS,
   RAW,
   RAW_FOUR,
-  runLoad,
   STAGES_OFF,
   withoutStage,
   type LoadResult,
@@ -24,6 +28,7 @@ import {
 import { median } from './peers.bench.js';
 import { table } from './util.js';
 import { benchStageOverhead, type StageOverhead } from './stage-overhead.js';
+import type { EverydayRunResult } from './everyday-run.js';
 
 export interface EverydayBenchOptions {
   /** Measured time of one client in one round at 64 in flight, in ms. */
@@ -83,29 +88,22 @@ export async function benchEveryday(options: EverydayBenchOptions): Promise<{ re
   const started = performance.now();
   const loadBefore = loadavg()[0]!;
   const server = await startFaultServer(4);
-  const { clients, close } = createEverydayClients(server.urls);
-  const concurrent = new Map<string, LoadResult[]>(clients.map((c) => [c.name, []]));
+  const concurrent = new Map<string, LoadResult[]>(EVERYDAY_CLIENTS.map((name) => [name, []]));
   const sequential = new Map<string, LoadResult[]>(SEQUENTIAL.map((name) => [name, []]));
   try {
     await server.configure({ baseDelayMs: 0, ports: [] });
-    // One unmeasured pass first: JIT, connections and the pools' latency estimates warm.
-    for (const client of clients) await runLoad(client, 64, options.warmupMs * 3);
     let longestRoundMs = 0;
     for (let round = 0; round < options.rounds; round++) {
       const roundStart = performance.now();
       if (round > 0 && roundStart + longestRoundMs - started > options.budgetMs) break;
-      for (const client of clients) {
-        await runLoad(client, 64, options.warmupMs);
-        concurrent.get(client.name)!.push(await runLoad(client, 64, options.durationMs));
-      }
-      for (const client of clients.filter((c) => sequential.has(c.name))) {
-        await runLoad(client, 1, Math.min(options.warmupMs, 50));
-        sequential.get(client.name)!.push(await runLoad(client, 1, options.sequentialMs));
+      for (const name of EVERYDAY_CLIENTS) {
+        const run = await runAlone(name, server.urls, options.warmupMs, options.durationMs, sequential.has(name) ? options.sequentialMs : 0);
+        concurrent.get(name)!.push(run.concurrent);
+        if (run.sequential !== undefined) sequential.get(name)!.push(run.sequential);
       }
       longestRoundMs = Math.max(longestRoundMs, performance.now() - roundStart);
     }
   } finally {
-    await close();
     await server.stop();
   }
   const targets = targetRows(concurrent, sequential);
@@ -114,6 +112,15 @@ export async function benchEveryday(options: EverydayBenchOptions): Promise<{ re
   const loadAverage = [loadBefore, loadavg()[0]!] as const;
   const results: EverydayResults = { targets, stageCost, overhead: overhead.results, loadAverage, rounds: { concurrent: Object.fromEntries(concurrent), sequential: Object.fromEntries(sequential) } };
   return { results, markdown: `${targetTable(targets, options, concurrent.get(RAW)!.length, loadAverage)}\n\n${stageTable(stageCost)}\n\n${overhead.markdown}` };
+}
+
+/** One measured run of client `name` in a fresh process with this one's flags (`--expose-gc`, the semi-space size); bounded by 60 s. */
+function runAlone(name: string, urls: readonly string[], warmupMs: number, concurrentMs: number, sequentialMs: number): Promise<EverydayRunResult> {
+  const script = fileURLToPath(new URL('./everyday-run.js', import.meta.url));
+  const args = [...process.execArgv, script, name, JSON.stringify(urls), String(warmupMs), String(concurrentMs), String(sequentialMs)];
+  return new Promise((resolve, reject) =>
+    execFile(process.execPath, args, { timeout: 60_000 }, (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout) as EverydayRunResult))),
+  );
 }
 
 /**

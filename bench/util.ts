@@ -8,7 +8,15 @@ export interface MicroResult {
   readonly bytesPerOp: number | undefined;
 }
 
-export const gc = (globalThis as { gc?: () => void }).gc;
+const v8gc = (globalThis as { gc?: (options?: { type: 'major' | 'minor'; execution: 'sync' | 'async' }) => void }).gc;
+/**
+ * A full collection before a measured run (with `--expose-gc`). Not a bare `gc()`: that is V8's
+ * "collect all available garbage", which also flushes compiled code, so the run after it
+ * re-compiles — measured, it doubled a pool's CPU per call (4.7 → 11 µs without a socket) and
+ * hurt the pool far more than raw undici, whose hot path is less JavaScript. A major GC
+ * asked for by type collects the same garbage and keeps the code.
+ */
+export const gc = v8gc === undefined ? undefined : () => v8gc({ type: 'major', execution: 'sync' });
 
 /** Runs `op` `iterations` times after a warm-up; returns the best of `rounds` ns/op. */
 export async function micro(name: string, op: () => unknown | Promise<unknown>, iterations = 100_000, rounds = 5): Promise<MicroResult> {
