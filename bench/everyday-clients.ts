@@ -12,6 +12,12 @@ import { timedLoad } from './util.js';
 export const RAW = 'raw undici Pool.request';
 /** Raw undici spread round-robin over the 4 origins the 4-endpoint pools use: what spreading alone costs. */
 export const RAW_FOUR = 'raw undici Pool.request, 4 origins';
+/**
+ * Raw undici doing what any JSON-RPC client must: the request written with `JSON.stringify`
+ * and the answer read with `JSON.parse` (the limit above does neither) — a floor no pool can
+ * go under, beside the issue's limit.
+ */
+export const RAW_JSON = 'raw undici Pool.request + JSON';
 export const ONE_DEFAULTS = '1 endpoint, defaults';
 export const FOUR_DEFAULTS = '4 endpoints, defaults';
 export const FOUR_ALL_OFF = '4 endpoints, every optional stage off';
@@ -48,7 +54,7 @@ export interface LoadResult {
 }
 
 /** Every client of the bench, by name: the two limits, then the pools. */
-export const EVERYDAY_CLIENTS: readonly string[] = [RAW, RAW_FOUR, ONE_DEFAULTS, FOUR_DEFAULTS, FOUR_ALL_OFF, ...STAGES_OFF.map(([stage]) => withoutStage(stage))];
+export const EVERYDAY_CLIENTS: readonly string[] = [RAW, RAW_FOUR, RAW_JSON, ONE_DEFAULTS, FOUR_DEFAULTS, FOUR_ALL_OFF, ...STAGES_OFF.map(([stage]) => withoutStage(stage))];
 
 /** The pool options of a pool client (undefined for the raw undici limits). */
 function poolOptionsOf(name: string, urls: readonly string[]): HttpTransportPoolOptions | undefined {
@@ -74,14 +80,19 @@ export function createEverydayClient(urls: readonly string[], name: string): { c
     const pool = new HttpTransportPool(options);
     return { client: { name, call: () => pool.request('eth_getBalance', [nextAddress(), 'latest']) }, close: () => pool.close() };
   }
-  if (name !== RAW && name !== RAW_FOUR) throw new Error(`unknown everyday client '${name}'`);
-  const raws = (name === RAW ? urls.slice(0, 1) : urls).map((url) => new Pool(url, { connections: 64 }));
+  if (name !== RAW && name !== RAW_FOUR && name !== RAW_JSON) throw new Error(`unknown everyday client '${name}'`);
+  const raws = (name === RAW_FOUR ? urls : urls.slice(0, 1)).map((url) => new Pool(url, { connections: 64 }));
   let turn = 0;
+  let id = 0;
+  const json = name === RAW_JSON;
   const call = async () => {
     // The same JSON body the pool sends, with its own address; the limit does not even parse the answer.
-    const body = `{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["${nextAddress()}","latest"]}`;
+    const body = json
+      ? JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'eth_getBalance', params: [nextAddress(), 'latest'] })
+      : `{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["${nextAddress()}","latest"]}`;
     const res = await raws[turn++ % raws.length]!.request({ path: '/', method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    return res.body.text();
+    const text = await res.body.text();
+    return json ? (JSON.parse(text) as { result: unknown }).result : text;
   };
   return { client: { name, call }, close: async () => void (await Promise.all(raws.map((pool) => pool.close()))) };
 }
