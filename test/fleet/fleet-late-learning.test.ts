@@ -49,7 +49,7 @@ describe('a role with no configured rate in a fleet', () => {
     // After 15 s the fleet sends about the limit (within 10 %, over 15 s: the provider's burst is one second of it), and few of its requests are refused.
     const late = server.between(15_000, 30_000);
     const sentPerSecond = late.length / 15;
-    console.log(`late learning: ${sentPerSecond} req/s sent, ${(late.filter((a) => !a.accepted).length / late.length * 100).toFixed(1)} % refused, rate ${rates[0]}`);
+    console.log(`late learning: ${sentPerSecond} req/s sent, ${(late.filter((a) => !a.accepted).length / late.length * 100).toFixed(1)} % refused, one learned rate of ${rates[0]!.toFixed(1)} req/s`);
     expect(sentPerSecond).toBeLessThanOrEqual(LIMIT * 1.1);
     expect(sentPerSecond).toBeGreaterThanOrEqual(LIMIT * 0.5);
     expect(late.filter((a) => !a.accepted).length / late.length).toBeLessThanOrEqual(0.1);
