@@ -16,7 +16,7 @@ export function observeStage(host: Pick<PipelineHost, 'clock' | 'classify'>, obs
     const startedAtMs = clock.now();
     // The call's one wall-clock read: its attempts' and its end's wall times are this plus
     // monotonic time elapsed (as the OpenTelemetry SDK times a span), so a clock step mid-call
-    // moves no span's end before its start, and a call costs one `Date.now()`, not 2 + attempts.
+    // moves no span's end before its start, and a call reads the wall clock once, not 2 + attempts times.
     const startedAtWallMs = clock.wallNow();
     const observation = new CallObservation(observers, {
       method: valid ? method : '',
