@@ -1,30 +1,54 @@
 /**
- * One measured run of one everyday client, in a fresh process (everyday.bench.ts): an
- * application holds one pool, and pools of twelve shapes in one process would make every
- * stage's call sites polymorphic (and undici's, which the raw limit shares) — a cost of the
- * bench, not of the pool; a fresh process also starts with no connections left idle by the
- * other clients' turns. Warms up (JIT, connections, the pool's latency estimates), runs at 64
- * in flight, then — for the sequential rows — at 1 in flight, and prints both results as JSON.
- *   argv: client name, the server's URLs (JSON), warm-up ms, 64-in-flight ms, 1-in-flight ms (0: none)
+ * One measured pairing of the everyday bench (everyday.bench.ts), in a fresh process: raw
+ * undici (the reference) and one other client, side by side. An application holds one pool,
+ * and pools of twelve shapes in one process would make every stage's call sites polymorphic
+ * (and undici's, which the raw limit shares) — a cost of the bench, not of the pool; a fresh
+ * process also starts with no connections left idle by the other clients' turns.
+ *
+ * The two take turns in short slices, the order flipped every slice, so both see the same
+ * machine: on a shared VM the same client's cost per call moved from 23 to 156 µs within
+ * minutes, and a ratio of two runs seconds apart read that, not the clients. The warm-up is
+ * long enough for the JIT to finish with the pool (a pool measured after 600 ms ran at
+ * 0.63–0.75× raw; the same pool after 2 s at 0.84–1.0×): applications run warm.
+ *   argv: client names (JSON: the reference, then the client), the server's URLs (JSON),
+ *         warm-up ms per client, slice ms at 64 in flight, slices, slice ms at 1 in flight (0: none)
  */
-import { createEverydayClient, runLoad, type LoadResult } from './everyday-clients.js';
+import { createEverydayClient, runLoad, type EverydayClient, type LoadResult } from './everyday-clients.js';
 
 export interface EverydayRunResult {
-  readonly concurrent: LoadResult;
-  readonly sequential: LoadResult | undefined;
+  /** Per client (by name), its measured slices at 64 in flight, in the order they ran. */
+  readonly concurrent: Record<string, LoadResult[]>;
+  /** Per client, its slices at 1 in flight (empty when not asked). */
+  readonly sequential: Record<string, LoadResult[]>;
 }
 
-const [name, urlsJson, warmupMs, concurrentMs, sequentialMs] = process.argv.slice(2);
-const { client, close } = createEverydayClient(JSON.parse(urlsJson!) as string[], name!);
+const WARMUP_SLICE_MS = 250;
+const SEQUENTIAL_SLICES = 4;
+
+const [namesJson, urlsJson, warmupMs, sliceMs, slices, sequentialMs] = process.argv.slice(2);
+const urls = JSON.parse(urlsJson!) as string[];
+const made = (JSON.parse(namesJson!) as string[]).map((name) => createEverydayClient(urls, name));
+const clients = made.map(({ client }) => client);
+
+/** `slices` turns of every client at `inFlight`, the order flipped each turn; each client's results. */
+async function takeTurns(inFlight: number, ms: number, count: number): Promise<Record<string, LoadResult[]>> {
+  const results: Record<string, LoadResult[]> = Object.fromEntries(clients.map((client) => [client.name, []]));
+  for (let slice = 0; slice < count; slice++) {
+    const order: EverydayClient[] = slice % 2 === 0 ? clients : [...clients].reverse();
+    for (const client of order) results[client.name]!.push(await runLoad(client, inFlight, ms));
+  }
+  return results;
+}
+
 try {
-  await runLoad(client, 64, Number(warmupMs));
-  const concurrent = await runLoad(client, 64, Number(concurrentMs));
-  let sequential: LoadResult | undefined;
+  await takeTurns(64, WARMUP_SLICE_MS, Math.max(1, Math.round(Number(warmupMs) / WARMUP_SLICE_MS)));
+  const concurrent = await takeTurns(64, Number(sliceMs), Number(slices));
+  let sequential: Record<string, LoadResult[]> = {};
   if (Number(sequentialMs) > 0) {
-    await runLoad(client, 1, Math.min(Number(warmupMs), 50));
-    sequential = await runLoad(client, 1, Number(sequentialMs));
+    await takeTurns(1, 50, 1);
+    sequential = await takeTurns(1, Number(sequentialMs), SEQUENTIAL_SLICES);
   }
   process.stdout.write(JSON.stringify({ concurrent, sequential } satisfies EverydayRunResult));
 } finally {
-  await close();
+  await Promise.all(made.map(({ close }) => close()));
 }

@@ -63,9 +63,9 @@ await section('peers', 'Throughput against the limit and the peers (same loopbac
 await section('everyday', 'Everyday path (issue 26 §2): targets against raw undici, and the client CPU of each optional stage', () =>
   benchEveryday(
     quick
-      ? { durationMs: 200, sequentialMs: 100, warmupMs: 300, rounds: Math.max(4, rounds), budgetMs: 20_000, overheadRounds: 2, overheadCalls: 32_000 }
-      : // A fresh process per run: a warm-up long enough for the JIT and the connections.
-        { durationMs: 700, sequentialMs: 300, warmupMs: 600, rounds: Math.max(9, rounds), budgetMs: 150_000, overheadRounds: 3, overheadCalls: 64_000 },
+      ? { warmupMs: 1_000, sliceMs: 150, slices: 4, sequentialMs: 60, rounds: Math.max(2, rounds), budgetMs: 40_000, overheadRounds: 2, overheadCalls: 32_000 }
+      : // Warm enough for the JIT to be done with the pool (everyday-run.ts); slices short enough to pair.
+        { warmupMs: 2_000, sliceMs: 200, slices: 8, sequentialMs: 100, rounds: Math.max(3, rounds), budgetMs: 330_000, overheadRounds: 3, overheadCalls: 64_000 },
   ),
 );
 await section('session', 'Sessions (issue 27): a session read against a plain pool read (client CPU, in-process A/B), and read-after-write on load-balanced anvils', () =>
