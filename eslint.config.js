@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', '.bench-build/**', 'node_modules/**', 'coverage/**', 'docs/api/**'] },
+  { ignores: ['dist/**', '.bench-build/**', '.first-version/**', 'node_modules/**', 'coverage/**', 'docs/api/**'] },
   {
     files: ['src/**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.recommended],

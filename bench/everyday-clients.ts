@@ -21,6 +21,16 @@ export const RAW_JSON = 'raw undici Pool.request + JSON';
 export const ONE_DEFAULTS = '1 endpoint, defaults';
 export const FOUR_DEFAULTS = '4 endpoints, defaults';
 export const FOUR_ALL_OFF = '4 endpoints, every optional stage off';
+/**
+ * The first version of the pool (commit 473fd60: admission, reputation, the operator cap, the
+ * retry loop; before hedging, health, coalescing, batching, fleet and observers), built by
+ * `scripts/first-version.sh` and run beside raw undici in the same harness
+ * (`npm run bench -- --only everyday --first-version .first-version`).
+ */
+export const FIRST_ONE = 'first version, 1 endpoint';
+export const FIRST_FOUR = 'first version, 4 endpoints';
+/** The first version's pool class, as its build exports it (the options it takes are a subset of today's). */
+export type FirstVersionPool = new (options: HttpTransportPoolOptions) => Pick<HttpTransportPool, 'request' | 'close'>;
 
 /**
  * Every stage that is on by default and can be turned off (src/config/types.ts): batching,
@@ -64,20 +74,25 @@ function poolOptionsOf(name: string, urls: readonly string[]): HttpTransportPool
     endpoints: urls.map((url, i) => ({ id: `e${i}`, url, operator: `op${i}`, maxConcurrentRequests: 64 })),
     chain: 'evm',
   };
-  if (name === ONE_DEFAULTS) return one;
-  if (name === FOUR_DEFAULTS) return four;
+  if (name === ONE_DEFAULTS || name === FIRST_ONE) return one;
+  if (name === FOUR_DEFAULTS || name === FIRST_FOUR) return four;
   if (name === FOUR_ALL_OFF) return { ...four, ...EVERY_STAGE_OFF };
   const off = STAGES_OFF.find(([stage]) => withoutStage(stage) === name)?.[1];
   return off === undefined ? undefined : { ...four, ...off };
 }
 
-/** Creates the client `name` against `urls` (the ports of one server process); `close()` releases it. */
-export function createEverydayClient(urls: readonly string[], name: string): { client: EverydayClient; close(): Promise<void> } {
+/**
+ * Creates the client `name` against `urls` (the ports of one server process); `close()`
+ * releases it. The first version's clients need its pool class (`firstVersion`).
+ */
+export function createEverydayClient(urls: readonly string[], name: string, firstVersion?: FirstVersionPool): { client: EverydayClient; close(): Promise<void> } {
   let distinct = 0;
   const nextAddress = () => `0x${(distinct++ % 1_000_000).toString(16).padStart(40, '0')}`;
   const options = poolOptionsOf(name, urls);
   if (options !== undefined) {
-    const pool = new HttpTransportPool(options);
+    const first = name === FIRST_ONE || name === FIRST_FOUR;
+    if (first && firstVersion === undefined) throw new Error(`'${name}' needs the first version's build (--first-version)`);
+    const pool = first ? new firstVersion!(options) : new HttpTransportPool(options);
     return { client: { name, call: () => pool.request('eth_getBalance', [nextAddress(), 'latest']) }, close: () => pool.close() };
   }
   if (name !== RAW && name !== RAW_FOUR && name !== RAW_JSON) throw new Error(`unknown everyday client '${name}'`);

@@ -11,9 +11,12 @@
  * long enough for the JIT to finish with the pool (a pool measured after 600 ms ran at
  * 0.63–0.75× raw; the same pool after 2 s at 0.84–1.0×): applications run warm.
  *   argv: client names (JSON: the reference, then the client), the server's URLs (JSON),
- *         warm-up ms per client, slice ms at 64 in flight, slices, slice ms at 1 in flight (0: none)
+ *         warm-up ms per client, slice ms at 64 in flight, slices, slice ms at 1 in flight (0: none),
+ *         the first version's build directory ('' when not run)
  */
-import { createEverydayClient, runLoad, type EverydayClient, type LoadResult } from './everyday-clients.js';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createEverydayClient, runLoad, type EverydayClient, type FirstVersionPool, type LoadResult } from './everyday-clients.js';
 
 export interface EverydayRunResult {
   /** Per client (by name), its measured slices at 64 in flight, in the order they ran. */
@@ -25,9 +28,12 @@ export interface EverydayRunResult {
 const WARMUP_SLICE_MS = 250;
 const SEQUENTIAL_SLICES = 4;
 
-const [namesJson, urlsJson, warmupMs, sliceMs, slices, sequentialMs] = process.argv.slice(2);
+const [namesJson, urlsJson, warmupMs, sliceMs, slices, sequentialMs, firstVersionDir] = process.argv.slice(2);
 const urls = JSON.parse(urlsJson!) as string[];
-const made = (JSON.parse(namesJson!) as string[]).map((name) => createEverydayClient(urls, name));
+const firstVersion = firstVersionDir
+  ? ((await import(pathToFileURL(join(firstVersionDir, 'dist', 'index.js')).href)) as { HttpTransportPool: FirstVersionPool }).HttpTransportPool
+  : undefined;
+const made = (JSON.parse(namesJson!) as string[]).map((name) => createEverydayClient(urls, name, firstVersion));
 const clients = made.map(({ client }) => client);
 
 /** `slices` turns of every client at `inFlight`, the order flipped each turn; each client's results. */

@@ -16,6 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { startFaultServer } from './fault-control.js';
 import {
   EVERYDAY_CLIENTS,
+  FIRST_FOUR,
+  FIRST_ONE,
   FOUR_ALL_OFF,
   FOUR_DEFAULTS,
   ONE_DEFAULTS,
@@ -51,6 +53,8 @@ export interface EverydayBenchOptions {
   /** Passes and calls per round of the no-socket per-stage table (stage-overhead.ts). */
   readonly overheadRounds: number;
   readonly overheadCalls: number;
+  /** The first version's build (`scripts/first-version.sh`): its two pools run beside raw undici too. */
+  readonly firstVersionDir?: string | undefined;
 }
 
 export interface EverydayTarget {
@@ -93,27 +97,30 @@ export interface Pairing {
 
 /** Every client that runs beside raw undici (raw's own row comes from all of them). */
 const PAIRED = EVERYDAY_CLIENTS.filter((name) => name !== RAW);
+const FIRST_VERSION = [FIRST_ONE, FIRST_FOUR];
 const SEQUENTIAL = new Set([ONE_DEFAULTS, FOUR_DEFAULTS]);
 
 export async function benchEveryday(options: EverydayBenchOptions): Promise<{ results: EverydayResults; markdown: string }> {
   const started = performance.now();
   const loadBefore = loadavg()[0]!;
   const server = await startFaultServer(4);
-  const rounds = new Map<string, Pairing[]>(PAIRED.map((name) => [name, []]));
+  const paired = options.firstVersionDir === undefined ? PAIRED : [...PAIRED, ...FIRST_VERSION];
+  const rounds = new Map<string, Pairing[]>(paired.map((name) => [name, []]));
   try {
     await server.configure({ baseDelayMs: 0, ports: [] });
     let longestRoundMs = 0;
     for (let round = 0; round < options.rounds; round++) {
       const roundStart = performance.now();
       if (round > 0 && roundStart + longestRoundMs - started > options.budgetMs) break;
-      for (const name of PAIRED) rounds.get(name)!.push(await runPaired(name, server.urls, options, SEQUENTIAL.has(name)));
+      for (const name of paired) rounds.get(name)!.push(await runPaired(name, server.urls, options, SEQUENTIAL.has(name)));
       longestRoundMs = Math.max(longestRoundMs, performance.now() - roundStart);
     }
   } finally {
     await server.stop();
   }
   const targets = targetRows(rounds);
-  const stageCost = stageRows(rounds, [RAW_FOUR, RAW_JSON, ONE_DEFAULTS, FOUR_DEFAULTS, ...STAGES_OFF.map(([stage]) => withoutStage(stage)), FOUR_ALL_OFF]);
+  const first = options.firstVersionDir === undefined ? [] : FIRST_VERSION;
+  const stageCost = stageRows(rounds, [RAW_FOUR, RAW_JSON, ...first, ONE_DEFAULTS, FOUR_DEFAULTS, ...STAGES_OFF.map(([stage]) => withoutStage(stage)), FOUR_ALL_OFF]);
   const overhead = await benchStageOverhead(options.overheadRounds, options.overheadCalls);
   const loadAverage = [loadBefore, loadavg()[0]!] as const;
   const results: EverydayResults = { targets, stageCost, overhead: overhead.results, loadAverage, rounds: Object.fromEntries(rounds) };
@@ -124,7 +131,7 @@ export async function benchEveryday(options: EverydayBenchOptions): Promise<{ re
 /** Client `name` beside raw undici in a fresh process with this one's flags (`--expose-gc`, the semi-space size); bounded by 120 s. */
 function runPaired(name: string, urls: readonly string[], options: EverydayBenchOptions, sequential: boolean): Promise<Pairing> {
   const script = fileURLToPath(new URL('./everyday-run.js', import.meta.url));
-  const argv = [JSON.stringify([RAW, name]), JSON.stringify(urls), options.warmupMs, options.sliceMs, options.slices, sequential ? options.sequentialMs : 0];
+  const argv = [JSON.stringify([RAW, name]), JSON.stringify(urls), options.warmupMs, options.sliceMs, options.slices, sequential ? options.sequentialMs : 0, options.firstVersionDir ?? ''];
   const args = [...process.execArgv, script, ...argv.map(String)];
   return new Promise((resolve, reject) =>
     execFile(process.execPath, args, { timeout: 120_000 }, (error, stdout) => {
@@ -222,7 +229,7 @@ function stageRows(rounds: ReadonlyMap<string, Pairing[]>, names: readonly strin
         ratioToRaw: slicesAgainstRaw(pairings).median,
         cpuUsPerCall: median(runs.map((r) => r.cpuUsPerCall)),
         cpuOverRawUs: slicesAgainstRaw(pairings, cpuOverRaw).median,
-        deltaToDefaultsUs: client === RAW_FOUR || client === RAW_JSON ? undefined : acrossProcesses(pairings, defaults, cpuOverRaw, (x, y) => x - y).median,
+        deltaToDefaultsUs: client === RAW_FOUR || client === RAW_JSON || FIRST_VERSION.includes(client) ? undefined : acrossProcesses(pairings, defaults, cpuOverRaw, (x, y) => x - y).median,
       };
     }),
   ];

@@ -2,9 +2,11 @@
  * `npm run bench`: every benchmark side by side in one run. Never part of `npm test`.
  * Pass `--json <file>` to also write the raw results, `--quick` for short runs (CI smoke),
  * `--only <section,…>` (admission, selection, json, integrity, consensus, peers, everyday, session, heap, faults, slow-node, bundle, health, observability, batching, subscriptions, fleet, learned-rate) for a focused run,
- * `--rounds <n>` for more throughput rounds (the median ratio to raw undici steadies with more).
+ * `--rounds <n>` for more throughput rounds (the median ratio to raw undici steadies with more),
+ * `--first-version <dir>` to run the first version's pool (built by `scripts/first-version.sh`) in the everyday section.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { cpus } from 'node:os';
 import { benchAdmission } from './admission.bench.js';
 import { benchBundleSize } from './bundle-size.js';
@@ -36,6 +38,11 @@ const only = valueOf('--only')?.split(',');
 const rounds = Number(valueOf('--rounds') ?? (quick ? 1 : 4));
 if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds must be a positive integer');
 const wanted = (section: string) => !only || only.includes(section);
+const firstVersionArg = valueOf('--first-version');
+const firstVersionDir = firstVersionArg === undefined ? undefined : resolve(firstVersionArg);
+if (firstVersionDir !== undefined && !existsSync(join(firstVersionDir, 'dist', 'index.js'))) {
+  throw new Error(`--first-version: no build in ${firstVersionDir} (run scripts/first-version.sh first)`);
+}
 
 const results: Record<string, unknown> = { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, quick };
 
@@ -63,9 +70,9 @@ await section('peers', 'Throughput against the limit and the peers (same loopbac
 await section('everyday', 'Everyday path (issue 26 §2): targets against raw undici, and the client CPU of each optional stage', () =>
   benchEveryday(
     quick
-      ? { warmupMs: 1_000, sliceMs: 150, slices: 4, sequentialMs: 60, rounds: Math.max(2, rounds), budgetMs: 40_000, overheadRounds: 2, overheadCalls: 32_000 }
+      ? { warmupMs: 1_000, sliceMs: 150, slices: 4, sequentialMs: 60, rounds: Math.max(2, rounds), budgetMs: 40_000, overheadRounds: 2, overheadCalls: 32_000, firstVersionDir }
       : // Warm enough for the JIT to be done with the pool (everyday-run.ts); slices short enough to pair.
-        { warmupMs: 2_000, sliceMs: 200, slices: 8, sequentialMs: 100, rounds: Math.max(3, rounds), budgetMs: 330_000, overheadRounds: 3, overheadCalls: 64_000 },
+        { warmupMs: 2_000, sliceMs: 200, slices: 8, sequentialMs: 100, rounds: Math.max(3, rounds), budgetMs: 330_000, overheadRounds: 3, overheadCalls: 64_000, firstVersionDir },
   ),
 );
 await section('session', 'Sessions (issue 27): a session read against a plain pool read (client CPU, in-process A/B), and read-after-write on load-balanced anvils', () =>
