@@ -122,3 +122,25 @@ export async function runLoad(client: EverydayClient, inFlight: number, duration
     cpuUsPerCall: cpuUs / Math.max(1, latencies.length),
   };
 }
+
+/**
+ * `count` turns of every client at `inFlight`, `ms` each, the order flipped every turn, so
+ * each client's turns sit seconds from the others' on the same machine state; each client's
+ * results by name, in the order they ran.
+ */
+export async function takeTurns(clients: readonly EverydayClient[], inFlight: number, ms: number, count: number): Promise<Record<string, LoadResult[]>> {
+  const results: Record<string, LoadResult[]> = Object.fromEntries(clients.map((client) => [client.name, []]));
+  for (let turn = 0; turn < count; turn++) {
+    const order = turn % 2 === 0 ? clients : [...clients].reverse();
+    for (const client of order) results[client.name]!.push(await runLoad(client, inFlight, ms));
+  }
+  return results;
+}
+
+/** The warm-up's turns: short, so the clients warm in the same stretch of time. */
+const WARMUP_TURN_MS = 250;
+
+/** Turns at 64 in flight, unmeasured, for about `ms` per client: the JIT, connections, latency estimates. */
+export async function warmUp(clients: readonly EverydayClient[], ms: number): Promise<void> {
+  await takeTurns(clients, 64, WARMUP_TURN_MS, Math.max(1, Math.round(ms / WARMUP_TURN_MS)));
+}

@@ -16,7 +16,7 @@
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createEverydayClient, runLoad, type EverydayClient, type FirstVersionPool, type LoadResult } from './everyday-clients.js';
+import { createEverydayClient, takeTurns, warmUp, type FirstVersionPool, type LoadResult } from './everyday-clients.js';
 
 export interface EverydayRunResult {
   /** Per client (by name), its measured slices at 64 in flight, in the order they ran. */
@@ -25,7 +25,6 @@ export interface EverydayRunResult {
   readonly sequential: Record<string, LoadResult[]>;
 }
 
-const WARMUP_SLICE_MS = 250;
 const SEQUENTIAL_SLICES = 4;
 
 const [namesJson, urlsJson, warmupMs, sliceMs, slices, sequentialMs, firstVersionDir] = process.argv.slice(2);
@@ -36,23 +35,13 @@ const firstVersion = firstVersionDir
 const made = (JSON.parse(namesJson!) as string[]).map((name) => createEverydayClient(urls, name, firstVersion));
 const clients = made.map(({ client }) => client);
 
-/** `slices` turns of every client at `inFlight`, the order flipped each turn; each client's results. */
-async function takeTurns(inFlight: number, ms: number, count: number): Promise<Record<string, LoadResult[]>> {
-  const results: Record<string, LoadResult[]> = Object.fromEntries(clients.map((client) => [client.name, []]));
-  for (let slice = 0; slice < count; slice++) {
-    const order: EverydayClient[] = slice % 2 === 0 ? clients : [...clients].reverse();
-    for (const client of order) results[client.name]!.push(await runLoad(client, inFlight, ms));
-  }
-  return results;
-}
-
 try {
-  await takeTurns(64, WARMUP_SLICE_MS, Math.max(1, Math.round(Number(warmupMs) / WARMUP_SLICE_MS)));
-  const concurrent = await takeTurns(64, Number(sliceMs), Number(slices));
+  await warmUp(clients, Number(warmupMs));
+  const concurrent = await takeTurns(clients, 64, Number(sliceMs), Number(slices));
   let sequential: Record<string, LoadResult[]> = {};
   if (Number(sequentialMs) > 0) {
-    await takeTurns(1, 50, 1);
-    sequential = await takeTurns(1, Number(sequentialMs), SEQUENTIAL_SLICES);
+    await takeTurns(clients, 1, 50, 1);
+    sequential = await takeTurns(clients, 1, Number(sequentialMs), SEQUENTIAL_SLICES);
   }
   process.stdout.write(JSON.stringify({ concurrent, sequential } satisfies EverydayRunResult));
 } finally {

@@ -99,7 +99,7 @@ await section('health', 'Endpoint health: a lagging node, a restarted node', () 
   ),
 );
 await section('observability', 'Exporters on the no-fault path (Prometheus, OpenTelemetry) against the bare pool', () =>
-  benchObservability(quick ? { durationMs: 400, rounds, warmupMs: 150 } : { durationMs: 600, rounds, warmupMs: 400 }),
+  benchObservability(quick ? { warmupMs: 500, sliceMs: 100, slices: 4, rounds: 1 } : { warmupMs: 2_000, sliceMs: 200, slices: 8, rounds: Math.max(3, rounds) }),
 );
 await section('batching', 'Requests saved by coalescing and batching (bot workload, same loopback server)', () =>
   benchBatching(quick ? { tasks: 32, rounds: 5, baseDelayMs: 5 } : { tasks: 64, rounds: 20, baseDelayMs: 5 }),
