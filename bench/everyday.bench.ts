@@ -104,7 +104,8 @@ export async function benchEveryday(options: EverydayBenchOptions): Promise<{ re
   const started = performance.now();
   const loadBefore = loadavg()[0]!;
   const server = await startFaultServer(4);
-  const paired = options.firstVersionDir === undefined ? PAIRED : [...PAIRED, ...FIRST_VERSION];
+  const first = options.firstVersionDir === undefined ? [] : FIRST_VERSION;
+  const paired = [...PAIRED, ...first];
   const rounds = new Map<string, Pairing[]>(paired.map((name) => [name, []]));
   try {
     await server.configure({ baseDelayMs: 0, ports: [] });
@@ -119,7 +120,6 @@ export async function benchEveryday(options: EverydayBenchOptions): Promise<{ re
     await server.stop();
   }
   const targets = targetRows(rounds);
-  const first = options.firstVersionDir === undefined ? [] : FIRST_VERSION;
   const stageCost = stageRows(rounds, [RAW_FOUR, RAW_JSON, ...first, ONE_DEFAULTS, FOUR_DEFAULTS, ...STAGES_OFF.map(([stage]) => withoutStage(stage)), FOUR_ALL_OFF]);
   const overhead = await benchStageOverhead(options.overheadRounds, options.overheadCalls);
   const loadAverage = [loadBefore, loadavg()[0]!] as const;
