@@ -7,8 +7,9 @@
  * always taken between slices seconds apart on the same machine state; rounds repeat every
  * pairing. A row against raw is the median of every slice's ratio (the spread beside it is
  * the slices'); a row between two clients of different processes (against the 4-origin or
- * the JSON floor, the CPU A/B, the per-stage deltas) goes through the raw of each process,
- * one value per round. Client CPU per call is `process.cpuUsage()` over each slice.
+ * the JSON floor, the CPU A/B) goes through the raw of each process, one value per round.
+ * What one optional stage costs is an in-process A/B: the pool with the stage off beside the
+ * 4-endpoint defaults pool. Client CPU per call is `process.cpuUsage()` over each slice.
  */
 import { execFile } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -67,45 +68,64 @@ export interface EverydayTarget {
   readonly met: boolean;
 }
 
-export interface EverydayStageCost {
+/** A client beside raw undici. */
+export interface EverydayClientCost {
   readonly client: string;
   readonly callsPerSecond: number;
+  /** Median over slices of calls/s ÷ the raw undici's beside it. */
   readonly ratioToRaw: number;
   readonly cpuUsPerCall: number;
-  /** The same, less the CPU per call of the raw undici beside it (median over rounds). */
+  /** Median over slices of its CPU per call − the raw undici's beside it, in µs. */
   readonly cpuOverRawUs: number;
-  /** Median over rounds of (this client's CPU over raw − the 4-endpoint defaults pool's), in µs. */
-  readonly deltaToDefaultsUs: number | undefined;
+}
+
+/** One optional stage, from the pool without it beside the 4-endpoint defaults pool (an in-process A/B). */
+export interface EverydayStageCost {
+  readonly stage: string;
+  /** Median over slices of the defaults pool's calls/s ÷ the stage-off pool's beside it. */
+  readonly throughputWithStage: number;
+  /** Median over slices of (defaults − stage off) CPU per call, in µs: what the stage costs. */
+  readonly costUs: number;
+  readonly minCostUs: number;
+  readonly maxCostUs: number;
 }
 
 export interface EverydayResults {
   readonly targets: EverydayTarget[];
-  readonly stageCost: EverydayStageCost[];
+  readonly clients: EverydayClientCost[];
+  readonly stages: EverydayStageCost[];
   /** Per-stage pool CPU without a socket (stage-overhead.ts). */
   readonly overhead: StageOverhead[];
   /** The machine's 1-minute load average before and after the section: the ratios mean little on a busy machine. */
   readonly loadAverage: readonly [before: number, after: number];
-  /** Every process run: client → one pairing per round (its slices and the raw undici slices beside them). */
+  /** Every process run: client → one pairing per round (its slices and its reference's beside them). */
   readonly rounds: Record<string, Pairing[]>;
 }
 
-/** One process of one round: a client's slices and raw undici's beside them, at 64 and at 1 in flight. */
+/** One process of one round: a client's slices and its reference's beside them (raw undici, or the defaults pool for a stage), at 64 and at 1 in flight. */
 export interface Pairing {
-  readonly concurrent: { readonly client: LoadResult[]; readonly raw: LoadResult[] };
-  readonly sequential: { readonly client: LoadResult[]; readonly raw: LoadResult[] };
+  readonly concurrent: Side;
+  readonly sequential: Side;
 }
 
-/** Every client that runs beside raw undici (raw's own row comes from all of them). */
-const PAIRED = EVERYDAY_CLIENTS.filter((name) => name !== RAW);
+interface Side {
+  readonly client: LoadResult[];
+  readonly reference: LoadResult[];
+}
+
+/** The clients that run beside raw undici (raw's own row comes from all of them). */
+const BESIDE_RAW = EVERYDAY_CLIENTS.filter((name) => name !== RAW && !STAGES_OFF.some(([stage]) => withoutStage(stage) === name));
 const FIRST_VERSION = [FIRST_ONE, FIRST_FOUR];
 const SEQUENTIAL = new Set([ONE_DEFAULTS, FOUR_DEFAULTS]);
+/** Each optional stage's pool (that stage off) runs beside the 4-endpoint defaults pool. */
+const referenceOf = (name: string) => (STAGES_OFF.some(([stage]) => withoutStage(stage) === name) ? FOUR_DEFAULTS : RAW);
 
 export async function benchEveryday(options: EverydayBenchOptions): Promise<{ results: EverydayResults; markdown: string }> {
   const started = performance.now();
   const loadBefore = loadavg()[0]!;
   const server = await startFaultServer(4);
   const first = options.firstVersionDir === undefined ? [] : FIRST_VERSION;
-  const paired = [...PAIRED, ...first];
+  const paired = [...BESIDE_RAW, ...first, ...STAGES_OFF.map(([stage]) => withoutStage(stage))];
   const rounds = new Map<string, Pairing[]>(paired.map((name) => [name, []]));
   try {
     await server.configure({ baseDelayMs: 0, ports: [] });
@@ -120,24 +140,26 @@ export async function benchEveryday(options: EverydayBenchOptions): Promise<{ re
     await server.stop();
   }
   const targets = targetRows(rounds);
-  const stageCost = stageRows(rounds, [RAW_FOUR, RAW_JSON, ...first, ONE_DEFAULTS, FOUR_DEFAULTS, ...STAGES_OFF.map(([stage]) => withoutStage(stage)), FOUR_ALL_OFF]);
+  const clients = clientRows(rounds, [RAW_FOUR, RAW_JSON, ...first, ONE_DEFAULTS, FOUR_DEFAULTS, FOUR_ALL_OFF]);
+  const stages = stageRows(rounds);
   const overhead = await benchStageOverhead(options.overheadRounds, options.overheadCalls);
   const loadAverage = [loadBefore, loadavg()[0]!] as const;
-  const results: EverydayResults = { targets, stageCost, overhead: overhead.results, loadAverage, rounds: Object.fromEntries(rounds) };
+  const results: EverydayResults = { targets, clients, stages, overhead: overhead.results, loadAverage, rounds: Object.fromEntries(rounds) };
   const roundsRun = rounds.get(FOUR_DEFAULTS)!.length;
-  return { results, markdown: `${targetTable(targets, options, roundsRun, loadAverage)}\n\n${stageTable(stageCost)}\n\n${overhead.markdown}` };
+  return { results, markdown: `${targetTable(targets, options, roundsRun, loadAverage)}\n\n${clientTable(clients)}\n\n${stageTable(stages)}\n\n${overhead.markdown}` };
 }
 
-/** Client `name` beside raw undici in a fresh process with this one's flags (`--expose-gc`, the semi-space size); bounded by 120 s. */
+/** Client `name` beside its reference in a fresh process with this one's flags (`--expose-gc`, the semi-space size); bounded by 120 s. */
 function runPaired(name: string, urls: readonly string[], options: EverydayBenchOptions, sequential: boolean): Promise<Pairing> {
   const script = fileURLToPath(new URL('./everyday-run.js', import.meta.url));
-  const argv = [JSON.stringify([RAW, name]), JSON.stringify(urls), options.warmupMs, options.sliceMs, options.slices, sequential ? options.sequentialMs : 0, options.firstVersionDir ?? ''];
+  const reference = referenceOf(name);
+  const argv = [JSON.stringify([reference, name]), JSON.stringify(urls), options.warmupMs, options.sliceMs, options.slices, sequential ? options.sequentialMs : 0, options.firstVersionDir ?? ''];
   const args = [...process.execArgv, script, ...argv.map(String)];
   return new Promise((resolve, reject) =>
     execFile(process.execPath, args, { timeout: 120_000 }, (error, stdout) => {
       if (error) return reject(error);
       const run = JSON.parse(stdout) as EverydayRunResult;
-      const side = (results: Record<string, LoadResult[]>) => ({ client: results[name] ?? [], raw: results[RAW] ?? [] });
+      const side = (results: Record<string, LoadResult[]>): Side => ({ client: results[name] ?? [], reference: results[reference] ?? [] });
       resolve({ concurrent: side(run.concurrent), sequential: side(run.sequential) });
     }),
   );
@@ -155,13 +177,13 @@ function summary(values: readonly number[]): Summary {
 }
 
 /**
- * `combine(client slice, raw slice)` for every slice pair of one process. A slice where either
- * side completed no call (a stall of the shared machine) has no value and is left out.
+ * `combine(client slice, reference slice)` for every slice pair of one process. A slice where
+ * either side completed no call (a stall of the shared machine) has no value and is left out.
  */
-function perSlice(side: Pairing['concurrent'], combine: (client: LoadResult, raw: LoadResult) => number): number[] {
+function perSlice(side: Side, combine: (client: LoadResult, reference: LoadResult) => number): number[] {
   return side.client.flatMap((run, i) => {
-    const raw = side.raw[i];
-    return run.calls > 0 && raw !== undefined && raw.calls > 0 ? [combine(run, raw)] : [];
+    const reference = side.reference[i];
+    return run.calls > 0 && reference !== undefined && reference.calls > 0 ? [combine(run, reference)] : [];
   });
 }
 
@@ -169,8 +191,8 @@ const rate = (r: LoadResult) => r.callsPerSecond;
 const rateRatio = (client: LoadResult, raw: LoadResult) => rate(client) / rate(raw);
 const cpuOverRaw = (client: LoadResult, raw: LoadResult) => client.cpuUsPerCall - raw.cpuUsPerCall;
 
-/** Every slice's ratio to the raw undici beside it, over all rounds. */
-const slicesAgainstRaw = (pairings: readonly Pairing[], combine = rateRatio, sequential = false) =>
+/** Every slice's `combine(client, the reference beside it)` — by default its throughput ratio — over all rounds. */
+const overSlices = (pairings: readonly Pairing[], combine = rateRatio, sequential = false) =>
   summary(pairings.flatMap((pairing) => perSlice(sequential ? pairing.sequential : pairing.concurrent, combine)));
 
 /** Per round, `combine` of two clients' medians over their own raw (`a`'s and `b`'s processes, the same round). */
@@ -191,9 +213,9 @@ function targetRows(rounds: ReadonlyMap<string, Pairing[]>): EverydayTarget[] {
   // CPU of a client as a multiple of the raw undici beside it: two processes' pools compared through their raw.
   const cpuRatio = (client: LoadResult, raw: LoadResult) => client.cpuUsPerCall / raw.cpuUsPerCall;
   return [
-    atLeast('throughput ÷ raw, 64 in flight, defaults, 1 endpoint', 0.95, slicesAgainstRaw(of(ONE_DEFAULTS))),
-    atLeast('throughput ÷ raw, 64 in flight, defaults, 4 endpoints', 0.93, slicesAgainstRaw(of(FOUR_DEFAULTS))),
-    atLeast('throughput ÷ raw, 64 in flight, every optional stage off, 4 endpoints', 0.97, slicesAgainstRaw(of(FOUR_ALL_OFF))),
+    atLeast('throughput ÷ raw, 64 in flight, defaults, 1 endpoint', 0.95, overSlices(of(ONE_DEFAULTS))),
+    atLeast('throughput ÷ raw, 64 in flight, defaults, 4 endpoints', 0.93, overSlices(of(FOUR_DEFAULTS))),
+    atLeast('throughput ÷ raw, 64 in flight, every optional stage off, 4 endpoints', 0.97, overSlices(of(FOUR_ALL_OFF))),
     // Not the issue's rows: the same two 4-endpoint pools against the limit spread over the same 4 origins
     // (spreading 64 calls over 4 origins costs raw undici itself a few per cent on one loopback server).
     atLeast('throughput ÷ raw over 4 origins, 64 in flight, defaults, 4 endpoints', 0.93, acrossProcesses(of(FOUR_DEFAULTS), of(RAW_FOUR), rateRatio, divided)),
@@ -201,23 +223,15 @@ function targetRows(rounds: ReadonlyMap<string, Pairing[]>): EverydayTarget[] {
     // Nor these: against raw undici that writes and reads its JSON, as every client must (the issue's limit does neither).
     atLeast('throughput ÷ raw + JSON, 64 in flight, defaults, 1 endpoint', 0.95, acrossProcesses(of(ONE_DEFAULTS), of(RAW_JSON), rateRatio, divided)),
     atLeast('throughput ÷ raw + JSON, 64 in flight, defaults, 4 endpoints', 0.93, acrossProcesses(of(FOUR_DEFAULTS), of(RAW_JSON), rateRatio, divided)),
-    atMost('sequential p50 ÷ raw p50, defaults, 1 endpoint', 1.1, slicesAgainstRaw(of(ONE_DEFAULTS), p50Ratio, true)),
-    atMost('sequential p50 ÷ raw p50, defaults, 4 endpoints', 1.1, slicesAgainstRaw(of(FOUR_DEFAULTS), p50Ratio, true)),
+    atMost('sequential p50 ÷ raw p50, defaults, 1 endpoint', 1.1, overSlices(of(ONE_DEFAULTS), p50Ratio, true)),
+    atMost('sequential p50 ÷ raw p50, defaults, 4 endpoints', 1.1, overSlices(of(FOUR_DEFAULTS), p50Ratio, true)),
     atMost('client CPU per call, 4 endpoints: defaults ÷ every optional stage off', 1.15, acrossProcesses(of(FOUR_DEFAULTS), of(FOUR_ALL_OFF), cpuRatio, divided)),
   ];
 }
 
-function stageRows(rounds: ReadonlyMap<string, Pairing[]>, names: readonly string[]): EverydayStageCost[] {
-  const defaults = rounds.get(FOUR_DEFAULTS)!;
-  const raws = [...rounds.values()].flat().flatMap((pairing) => pairing.concurrent.raw.filter((r) => r.calls > 0));
-  const rawRow: EverydayStageCost = {
-    client: RAW,
-    callsPerSecond: median(raws.map(rate)),
-    ratioToRaw: 1,
-    cpuUsPerCall: median(raws.map((r) => r.cpuUsPerCall)),
-    cpuOverRawUs: 0,
-    deltaToDefaultsUs: undefined,
-  };
+function clientRows(rounds: ReadonlyMap<string, Pairing[]>, names: readonly string[]): EverydayClientCost[] {
+  const raws = names.flatMap((name) => rounds.get(name)!).flatMap((pairing) => pairing.concurrent.reference.filter((r) => r.calls > 0));
+  const rawRow = { client: RAW, callsPerSecond: median(raws.map(rate)), ratioToRaw: 1, cpuUsPerCall: median(raws.map((r) => r.cpuUsPerCall)), cpuOverRawUs: 0 };
   return [
     rawRow,
     ...names.map((client) => {
@@ -226,13 +240,27 @@ function stageRows(rounds: ReadonlyMap<string, Pairing[]>, names: readonly strin
       return {
         client,
         callsPerSecond: median(runs.map(rate)),
-        ratioToRaw: slicesAgainstRaw(pairings).median,
+        ratioToRaw: overSlices(pairings).median,
         cpuUsPerCall: median(runs.map((r) => r.cpuUsPerCall)),
-        cpuOverRawUs: slicesAgainstRaw(pairings, cpuOverRaw).median,
-        deltaToDefaultsUs: client === RAW_FOUR || client === RAW_JSON || FIRST_VERSION.includes(client) ? undefined : acrossProcesses(pairings, defaults, cpuOverRaw, (x, y) => x - y).median,
+        cpuOverRawUs: overSlices(pairings, cpuOverRaw).median,
       };
     }),
   ];
+}
+
+function stageRows(rounds: ReadonlyMap<string, Pairing[]>): EverydayStageCost[] {
+  return STAGES_OFF.map(([stage]) => {
+    const pairings = rounds.get(withoutStage(stage))!;
+    // The reference is the defaults pool: what the stage costs is the defaults' CPU minus the stage-off pool's.
+    const cost = overSlices(pairings, (off, defaults) => defaults.cpuUsPerCall - off.cpuUsPerCall);
+    return {
+      stage,
+      throughputWithStage: overSlices(pairings, (off, defaults) => rate(defaults) / rate(off)).median,
+      costUs: cost.median,
+      minCostUs: cost.min,
+      maxCostUs: cost.max,
+    };
+  });
 }
 
 function targetTable(targets: readonly EverydayTarget[], options: EverydayBenchOptions, roundsRun: number, load: readonly [number, number]): string {
@@ -244,15 +272,17 @@ function targetTable(targets: readonly EverydayTarget[], options: EverydayBenchO
   return `${table(['row', 'target', 'median', 'spread', 'verdict'], rows)}\n\n${note}`;
 }
 
+const signed = (us: number) => `${us >= 0 ? '+' : ''}${us.toFixed(1)}`;
+
+function clientTable(rows: readonly EverydayClientCost[]): string {
+  const lines = rows.map((r) => [r.client, Math.round(r.callsPerSecond), r.ratioToRaw.toFixed(2), r.cpuUsPerCall.toFixed(1), r.client === RAW ? '—' : signed(r.cpuOverRawUs)]);
+  return table(['client (64 in flight)', 'calls/s', '÷ raw beside it', 'client CPU µs/call', 'over raw beside it, µs/call'], lines);
+}
+
 function stageTable(rows: readonly EverydayStageCost[]): string {
-  const signed = (us: number) => `${us >= 0 ? '+' : ''}${us.toFixed(1)}`;
-  const lines = rows.map((r) => [
-    r.client,
-    Math.round(r.callsPerSecond),
-    r.ratioToRaw.toFixed(2),
-    r.cpuUsPerCall.toFixed(1),
-    r.client === RAW ? '—' : signed(r.cpuOverRawUs),
-    r.deltaToDefaultsUs === undefined ? '—' : signed(r.deltaToDefaultsUs),
-  ]);
-  return table(['client (64 in flight)', 'calls/s', '÷ raw beside it', 'client CPU µs/call', 'over raw beside it, µs/call', 'Δ vs 4-endpoint defaults, µs/call'], lines);
+  const lines = rows.map((r) => [r.stage, `${r.throughputWithStage.toFixed(3)}×`, signed(r.costUs), `${signed(r.minCostUs)} to ${signed(r.maxCostUs)}`]);
+  return table(
+    ['stage (4 endpoints, 64 in flight; the pool without it beside the defaults pool, in one process)', 'throughput with it ÷ without', 'client CPU it costs, µs/call', 'spread of slices'],
+    lines,
+  );
 }
