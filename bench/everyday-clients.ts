@@ -144,3 +144,14 @@ const WARMUP_TURN_MS = 250;
 export async function warmUp(clients: readonly EverydayClient[], ms: number): Promise<void> {
   await takeTurns(clients, 64, WARMUP_TURN_MS, Math.max(1, Math.round(ms / WARMUP_TURN_MS)));
 }
+
+/**
+ * A client's slices paired with the reference's beside them, by turn. A turn where either side
+ * completed no call (a stall of the shared machine) has no value and is left out.
+ */
+export function slicePairs(client: readonly LoadResult[], reference: readonly LoadResult[]): [client: LoadResult, reference: LoadResult][] {
+  return client.flatMap((run, i) => {
+    const beside = reference[i];
+    return run.calls > 0 && beside !== undefined && beside.calls > 0 ? [[run, beside] as [LoadResult, LoadResult]] : [];
+  });
+}

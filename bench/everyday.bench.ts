@@ -26,6 +26,7 @@ import {
   RAW_FOUR,
   RAW_JSON,
   STAGES_OFF,
+  slicePairs,
   withoutStage,
   type LoadResult,
 } from './everyday-clients.js';
@@ -176,15 +177,9 @@ function summary(values: readonly number[]): Summary {
   return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
 }
 
-/**
- * `combine(client slice, reference slice)` for every slice pair of one process. A slice where
- * either side completed no call (a stall of the shared machine) has no value and is left out.
- */
+/** `combine(client slice, reference slice)` for every slice pair of one process. */
 function perSlice(side: Side, combine: (client: LoadResult, reference: LoadResult) => number): number[] {
-  return side.client.flatMap((run, i) => {
-    const reference = side.reference[i];
-    return run.calls > 0 && reference !== undefined && reference.calls > 0 ? [combine(run, reference)] : [];
-  });
+  return slicePairs(side.client, side.reference).map(([client, reference]) => combine(client, reference));
 }
 
 const rate = (r: LoadResult) => r.callsPerSecond;

@@ -22,7 +22,7 @@ import { instrumentOpenTelemetry } from '../src/otel/index.js';
 import { HttpTransportPool } from '../src/pool/http-transport-pool.js';
 import { startFaultServer } from './fault-control.js';
 import { median } from './peers.bench.js';
-import { takeTurns, warmUp, type EverydayClient, type LoadResult } from './everyday-clients.js';
+import { slicePairs, takeTurns, warmUp, type EverydayClient, type LoadResult } from './everyday-clients.js';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { HttpExecutor } from '../src/http/executor.js';
@@ -220,10 +220,7 @@ export async function benchObservability(options: ObservabilityBenchOptions): Pr
         );
         const turns = JSON.parse(output) as Record<string, LoadResult[]>;
         const name = setups[index]!.name;
-        turns[name]!.forEach((run, i) => {
-          const bare = turns[BARE]![i]!;
-          if (run.calls > 0 && bare.calls > 0) pairs.get(name)!.push([run, bare]);
-        });
+        pairs.get(name)!.push(...slicePairs(turns[name]!, turns[BARE]!));
       }
     }
   } finally {
