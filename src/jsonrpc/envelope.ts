@@ -78,7 +78,9 @@ export interface RequestBodyWriter {
 
 const errorObjectSchema = z.object({
   code: z.int(),
-  message: z.catch(z.optional(z.string()), undefined),
+  // A message that is not a string reads as none. Not `z.catch`: zod/mini reaches its util
+  // namespace through it, which puts all of zod's util module in a browser bundle.
+  message: z.optional(z.unknown()),
   data: z.optional(z.unknown()),
 });
 
@@ -126,9 +128,9 @@ export function readResponseObject(parsed: unknown, expectedId: number): Respons
     if (!idIsNull && !idMatches) return violation('id-mismatch');
     const checked = errorObjectSchema.safeParse(body['error']);
     if (!checked.success) return violation('malformed-error');
-    const { code, message, data } = checked.data;
-    const error: JsonRpcErrorObject =
-      data === undefined ? { code, message: message ?? '' } : { code, message: message ?? '', data };
+    const { code, data } = checked.data;
+    const message = typeof checked.data.message === 'string' ? checked.data.message : '';
+    const error: JsonRpcErrorObject = data === undefined ? { code, message } : { code, message, data };
     return { type: 'error', error, idNull: idIsNull };
   }
   if (!hasResult) return violation('neither');

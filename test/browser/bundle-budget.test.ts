@@ -40,10 +40,12 @@ import { packAndInstall, REPO_ROOT, type PackedPackage } from '../helpers/packed
  * plans and learned concurrency (issue 30: the credit meter, the budget's errors and the
  * Gradient2 limit, ≈ 1.5 KiB; the providers' cost tables stay out, in `sturdy-rpc/credits`) and
  * EVM floors and retryEmpty (issue 27), measured together on main 97.3 / 84.2 (each branch alone had
- * stayed near its budget: together they add ≈ 11 KiB whole, 8 KiB initial over 86.6 / 75.9). Exceeding a budget fails this test.
+ * stayed near its budget: together they add ≈ 11 KiB whole, 8 KiB initial over 86.6 / 75.9); 96 KiB whole
+ * and 83 KiB initial when the envelope stopped using `z.catch`, through which zod/mini reaches
+ * its util namespace and so keeps all of zod's util module (measured 95.6 / 82.1). Exceeding a budget fails this test.
  */
-const WHOLE_BUDGET_BYTES = 98 * 1024;
-const GZIP_BUDGET_BYTES = 85 * 1024;
+const WHOLE_BUDGET_BYTES = 96 * 1024;
+const GZIP_BUDGET_BYTES = 83 * 1024;
 
 const HOOK_TIMEOUT_MS = 240_000;
 

@@ -83,6 +83,14 @@ describe('parseResponseEnvelope', () => {
     });
   });
 
+  it('reads a message that is not a string as none, keeping the code and data', () => {
+    expect(parseResponseEnvelope('{"jsonrpc":"2.0","error":{"code":-32000,"message":{"text":"x"},"data":7},"id":1}', 1)).toEqual({
+      type: 'error',
+      error: { code: -32000, message: '', data: 7 },
+      idNull: false,
+    });
+  });
+
   it('reads a JSON-RPC 1.0 style null result beside an error as the error', () => {
     const parsed = parseResponseEnvelope('{"result":null,"error":{"code":-32000,"message":"x"},"id":1}', 1);
     expect(parsed).toMatchObject({ type: 'error', error: { code: -32000 } });
