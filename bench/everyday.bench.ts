@@ -30,8 +30,7 @@ import {
   withoutStage,
   type LoadResult,
 } from './everyday-clients.js';
-import { median } from './peers.bench.js';
-import { table } from './util.js';
+import { median, summary, table, type Summary } from './util.js';
 import { benchStageOverhead, type StageOverhead } from './stage-overhead.js';
 import type { EverydayRunResult } from './everyday-run.js';
 
@@ -164,17 +163,6 @@ function runPaired(name: string, urls: readonly string[], options: EverydayBench
       resolve({ concurrent: side(run.concurrent), sequential: side(run.sequential) });
     }),
   );
-}
-
-interface Summary {
-  readonly median: number;
-  readonly min: number;
-  readonly max: number;
-}
-
-function summary(values: readonly number[]): Summary {
-  if (values.length === 0) return { median: Number.NaN, min: Number.NaN, max: Number.NaN };
-  return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
 }
 
 /** `combine(client slice, reference slice)` for every slice pair of one process. */

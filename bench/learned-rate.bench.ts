@@ -15,8 +15,7 @@ import { TokenBucket } from '../src/admission/token-bucket.js';
 import { HttpTransportPool, systemClock, type HttpTransportPoolOptions } from '../src/index.js';
 import { startFaultServer } from './fault-control.js';
 import { runLoad, type EverydayClient } from './everyday-clients.js';
-import { median } from './peers.bench.js';
-import { table } from './util.js';
+import { median, table } from './util.js';
 
 export interface LearnedRateBenchOptions {
   /** Length of one hidden-limit run, in ms. */

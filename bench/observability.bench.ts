@@ -21,12 +21,11 @@ import { registerPrometheusMetrics } from '../src/metrics/prometheus.js';
 import { instrumentOpenTelemetry } from '../src/otel/index.js';
 import { HttpTransportPool } from '../src/pool/http-transport-pool.js';
 import { startFaultServer } from './fault-control.js';
-import { median } from './peers.bench.js';
 import { slicePairs, takeTurns, warmUp, type EverydayClient, type LoadResult } from './everyday-clients.js';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { HttpExecutor } from '../src/http/executor.js';
-import { gc, table } from './util.js';
+import { gc, median, summary, table } from './util.js';
 
 export interface ObservabilityBenchOptions {
   /** Unmeasured turns per pool and process, in ms. */
@@ -227,13 +226,13 @@ export async function benchObservability(options: ObservabilityBenchOptions): Pr
     await server.stop();
   }
   const results: ObservabilityResult[] = [...pairs].map(([client, own]) => {
-    const ratios = own.map(([run, bare]) => run.callsPerSecond / bare.callsPerSecond);
+    const ratios = summary(own.map(([run, bare]) => run.callsPerSecond / bare.callsPerSecond));
     return {
       client,
       callsPerSecond: median(own.map(([run]) => run.callsPerSecond)),
-      medianRatioToBare: median(ratios),
-      minRatio: Math.min(...ratios),
-      maxRatio: Math.max(...ratios),
+      medianRatioToBare: ratios.median,
+      minRatio: ratios.min,
+      maxRatio: ratios.max,
       addedCpuUs: median(own.map(([run, bare]) => run.cpuUsPerCall - bare.cpuUsPerCall)),
       bareCpuUs: median(own.map(([, bare]) => bare.cpuUsPerCall)),
     };

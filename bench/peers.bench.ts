@@ -6,7 +6,7 @@
 import { startFaultServer, type FaultServer } from './fault-control.js';
 import { percentile, type FaultServerStats } from './fault-model.js';
 import { createPeerClients, RAW, STURDY_FOUR, STURDY_ONE, type PeerClient } from './peer-clients.js';
-import { table, timedLoad } from './util.js';
+import { median, table, timedLoad } from './util.js';
 
 export interface PeerResult {
   readonly client: string;
@@ -54,11 +54,6 @@ export async function load(server: FaultServer, client: PeerClient, inFlight: nu
     requestsPerCall: (received(server1) - received(server0)) / calls,
     note: client.note,
   };
-}
-
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return (sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.floor(sorted.length / 2)]!) / 2;
 }
 
 export async function benchPeers(options: PeerBenchOptions): Promise<{ results: PeerResult[]; markdown: string }> {

@@ -12,8 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { HttpTransportPool, type HttpTransportPoolOptions } from '../src/index.js';
 import type { HttpExecutor } from '../src/http/executor.js';
 import { EVERY_STAGE_OFF, STAGES_OFF } from './everyday-clients.js';
-import { median } from './peers.bench.js';
-import { gc, table } from './util.js';
+import { gc, median, table } from './util.js';
 
 const headers = { 'content-type': 'application/json' };
 /** Answers every call at once with a balance, echoing its id. */

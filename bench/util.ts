@@ -104,3 +104,20 @@ export async function timedLoad(name: string, call: () => Promise<unknown>, inFl
   latencies.sort((a, b) => a - b);
   return { latencies, elapsedMs, cpuUs: cpu.user + cpu.system };
 }
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return (sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.floor(sorted.length / 2)]!) / 2;
+}
+
+/** The median of some slices' values and their spread. */
+export interface Summary {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+export function summary(values: readonly number[]): Summary {
+  if (values.length === 0) return { median: Number.NaN, min: Number.NaN, max: Number.NaN };
+  return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
+}
