@@ -9,7 +9,7 @@
  */
 import { createSeededRandom, HttpTransportPool } from '../src/index.js';
 import type { HttpExecutor } from '../src/http/executor.js';
-import { table } from './util.js';
+import { median, table } from './util.js';
 
 export interface SessionBenchOptions {
   /** Calls per client per round. */
@@ -57,11 +57,6 @@ async function cpuPerCallUs(call: (i: number) => Promise<unknown>, calls: number
   const used = process.cpuUsage(start);
   return (used.user + used.system) / calls;
 }
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[(sorted.length - 1) >> 1]!;
-};
 
 /** One chain's A/B: plain reads and session reads in alternating rounds. */
 async function abOf(chain: 'solana' | 'evm', options: SessionBenchOptions): Promise<SessionBenchResult> {

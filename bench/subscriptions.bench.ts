@@ -14,7 +14,7 @@ import { createFixtureServer } from '../src/testing/fixture-server.js';
 import type { SubscriptionSettings } from '../src/subscriptions/types.js';
 import { settledHeap } from './heap.bench.js';
 import { benchOutage } from './subscription-outage.js';
-import { gc, table } from './util.js';
+import { gc, median, table } from './util.js';
 
 export interface SubscriptionBenchOptions {
   readonly notifications: number;
@@ -155,7 +155,6 @@ async function failoverToNext(redundancy: 1 | 2, fault: Fault): Promise<{ ms: nu
 
 /** Median failover over `runs` runs per redundancy and fault, alternating redundancy 1 and 2. */
 async function failovers(runs: number) {
-  const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
   const out: Record<Fault, Record<1 | 2, { ms: number; missed: number }>> = { drop: { 1: { ms: 0, missed: 0 }, 2: { ms: 0, missed: 0 } }, silent: { 1: { ms: 0, missed: 0 }, 2: { ms: 0, missed: 0 } } };
   for (const fault of ['drop', 'silent'] as const) {
     const got: Record<1 | 2, { ms: number; missed: number }[]> = { 1: [], 2: [] };
@@ -196,7 +195,6 @@ export async function benchSubscriptions(options: SubscriptionBenchOptions) {
       overflowed += pool.overflowed;
       exact.push(await rawClient(flood.url, options.notifications, parseJsonExact));
     }
-    const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
     const ratios = pooled.map((p, i) => p.perSecond / raw[i]!.perSecond);
     const cpuRatios = pooled.map((p, i) => raw[i]!.cpuMicros / p.cpuMicros);
     const silentDefault = await silentToNext({});
